@@ -1,0 +1,50 @@
+/*
+** cuckoo.c: the extension's entry point.
+**
+** Loaded as a shared library (".load ./cuckoo" in the sqlite3 shell,
+** load_extension('./cuckoo') elsewhere) SQLite calls sqlite3_cuckoo_init,
+** the name it derives from the file name.  Built with -DSQLITE_CORE the
+** same function can be registered with sqlite3_auto_extension().
+**
+** It refuses to load into a SQLite older than CUCKOO_MIN_SQLITE (the
+** first release with everything the virtual table and window functions
+** use: xShadowName, SQLITE_INNOCUOUS, sqlite3_vtab_in), saying why.
+*/
+#include "cuckoo_sql.h"
+
+#ifndef SQLITE_CORE
+SQLITE_EXTENSION_INIT1
+#endif
+
+#define CUCKOO_MIN_SQLITE 3038000
+#define CUCKOO_MIN_SQLITE_NAME "3.38.0"
+
+#ifdef _WIN32
+__declspec(dllexport)
+#endif
+int sqlite3_cuckoo_init(sqlite3 *db, char **pzErrMsg,
+                        const sqlite3_api_routines *pApi) {
+  int rc = SQLITE_OK;
+#ifndef SQLITE_CORE
+  SQLITE_EXTENSION_INIT2(pApi);
+#else
+  (void)pApi;
+#endif
+  if (sqlite3_libversion_number() < CUCKOO_MIN_SQLITE) {
+    if (pzErrMsg) {
+      *pzErrMsg = sqlite3_mprintf(
+          "cuckoo: needs SQLite " CUCKOO_MIN_SQLITE_NAME
+          " or later (this is %s)",
+          sqlite3_libversion());
+    }
+    return SQLITE_ERROR;
+  }
+  if (rc == SQLITE_OK) rc = cuckoo_register_functions(db);
+  if (rc == SQLITE_OK) rc = cuckoo_register_aggregates(db);
+  if (rc == SQLITE_OK) rc = cuckoo_register_vtab(db);
+  if (rc != SQLITE_OK && pzErrMsg && *pzErrMsg == 0) {
+    *pzErrMsg = sqlite3_mprintf("cuckoo: registration failed: %s",
+                                sqlite3_errstr(rc));
+  }
+  return rc;
+}

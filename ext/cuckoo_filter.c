@@ -1,0 +1,622 @@
+/*
+** cuckoo_filter.c: the core cuckoo filter (see cuckoo_filter.h for the
+** rules it keeps).  No SQLite, no allocation.
+**
+** BLOB layout, version 1 (all integers little-endian):
+**
+**   offset size field
+**   0      4    magic "CKOO"
+**   4      1    format version (1)
+**   5      1    flags (0 in version 1; unknown bits are rejected)
+**   6      1    bucket size b: 2, 4 or 8
+**   7      1    fingerprint bits f: 4..32
+**   8      8    number of buckets m: 1 .. 2^32-2
+**   16     8    capacity the filter was sized for: 1 .. m*b
+**   24     8    item count: 0 .. m*b
+**   32     8    hash seed
+**   40     T    bucket array, T = ceil(m*b*f/8) bytes: slot s of bucket i
+**               is the f-bit little-endian field at bit (i*b+s)*f; bits
+**               past the last slot are zero.
+*/
+#include "cuckoo_filter.h"
+
+#include <math.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+/* Load factor each bucket size fills to reliably (see README: Limits). */
+/*
+** Load factor each geometry fills to reliably before the first failed
+** insert, below the worst case measured over many seeds and bucket counts
+** (tests/bench: "load at failure"): b=4 never failed below 94.4%, b=8
+** below 98.4%, b=2 below 85.6% with f >= 6; with b=2 very short
+** fingerprints leave few alternate buckets.
+*/
+static double cf_target_load(unsigned bucket_size, unsigned fp_bits) {
+  switch (bucket_size) {
+  case 2: return fp_bits == 4 ? 0.28 : fp_bits == 5 ? 0.60 : 0.84;
+  case 8: return 0.97;
+  default: return 0.93;
+  }
+}
+
+uint64_t cf_get_u64(const uint8_t *p) {
+  uint64_t v = 0;
+  int i;
+  for (i = 7; i >= 0; i--) v = (v << 8) | p[i];
+  return v;
+}
+
+void cf_put_u64(uint8_t *p, uint64_t v) {
+  int i;
+  for (i = 0; i < 8; i++) {
+    p[i] = (uint8_t)v;
+    v >>= 8;
+  }
+}
+
+/* ---------------------------------------------------------------------
+** Parameters
+*/
+
+unsigned cf_fp_bits_for(double error_rate, unsigned bucket_size) {
+  unsigned f;
+  if (!(error_rate > 0.0 && error_rate < 1.0)) return 0;
+  for (f = CF_MIN_FP_BITS; f <= CF_MAX_FP_BITS; f++) {
+    /* smallest f with 2^f >= 2b/eps */
+    if (ldexp(1.0, (int)f) * error_rate >= 2.0 * bucket_size) return f;
+  }
+  return 0;
+}
+
+#define CF_SMALL_MARGIN 0.6
+
+uint64_t cf_buckets_for(uint64_t capacity, unsigned bucket_size,
+                        unsigned fp_bits) {
+  /* Small tables vary more around the mean load: leave a margin that
+  ** shrinks as 1/sqrt(capacity) (no failures in 300 seeds per size). */
+  double load = cf_target_load(bucket_size, fp_bits) -
+                (bucket_size == 2 ? 2.5 : 1.0) * CF_SMALL_MARGIN /
+                    sqrt((double)capacity);
+  double want;
+  if (load < 0.25) load = 0.25;
+  want = (double)capacity / ((double)bucket_size * load);
+  uint64_t m;
+  if (want >= (double)CF_MAX_BUCKETS) return CF_MAX_BUCKETS;
+  m = (uint64_t)ceil(want);
+  if (m < 1) m = 1;
+  /* Every capacity must fit into the slots, even for tiny filters. */
+  /* Tiny tables: a few buckets give few distinct alternates; use at
+  ** least half the slots free (a few bytes). */
+  if (capacity < 128 && m < (2 * capacity + bucket_size - 1) / bucket_size + 1)
+    m = (2 * capacity + bucket_size - 1) / bucket_size + 1;
+  while (m * bucket_size < capacity) m++;
+  return m;
+}
+
+int cf_params_check(const cf_params *p) {
+  if (p->bucket_size != 2 && p->bucket_size != 4 && p->bucket_size != 8)
+    return CF_RANGE;
+  if (p->fp_bits < CF_MIN_FP_BITS || p->fp_bits > CF_MAX_FP_BITS)
+    return CF_RANGE;
+  if (p->nbuckets < 1 || p->nbuckets >= CF_MAX_BUCKETS) return CF_RANGE;
+  if (p->flags & ~CF_FLAG_KNOWN) return CF_RANGE;
+  if (p->capacity < 1 || p->capacity > p->nbuckets * p->bucket_size)
+    return CF_RANGE;
+  return CF_OK;
+}
+
+int cf_params_for(cf_params *p, uint64_t capacity, double error_rate,
+                  unsigned bucket_size, uint64_t seed) {
+  memset(p, 0, sizeof(*p));
+  if (bucket_size != 2 && bucket_size != 4 && bucket_size != 8)
+    return CF_RANGE;
+  p->bucket_size = bucket_size;
+  p->fp_bits = cf_fp_bits_for(error_rate, bucket_size);
+  if (p->fp_bits == 0) return CF_RANGE;
+  if (capacity < 1) return CF_RANGE;
+  p->nbuckets = cf_buckets_for(capacity, bucket_size, p->fp_bits);
+  p->capacity = capacity;
+  p->seed = seed;
+  return cf_params_check(p);
+}
+
+uint64_t cf_table_size(const cf_params *p) {
+  return (p->nbuckets * p->bucket_size * p->fp_bits + 7) / 8;
+}
+
+uint64_t cf_blob_size(const cf_params *p) {
+  return CF_HEADER_SIZE + cf_table_size(p);
+}
+
+/* ---------------------------------------------------------------------
+** Header
+*/
+
+static void cf_setup(cf_filter *f, uint8_t *buf) {
+  f->blob = buf;
+  f->table = buf + CF_HEADER_SIZE;
+  f->table_size = (size_t)cf_table_size(&f->p);
+  f->blob_size = CF_HEADER_SIZE + f->table_size;
+  f->fp_mask = (f->p.fp_bits == 32) ? 0xffffffffu
+                                     : (((uint64_t)1 << f->p.fp_bits) - 1);
+}
+
+static void cf_write_count(cf_filter *f) { cf_put_u64(f->blob + 24, f->count); }
+
+int cf_init(cf_filter *f, const cf_params *p, void *buf) {
+  uint8_t *b = (uint8_t *)buf;
+  if (cf_params_check(p) != CF_OK) return CF_RANGE;
+  memset(f, 0, sizeof(*f));
+  f->p = *p;
+  cf_setup(f, b);
+  memcpy(b, CF_MAGIC, 4);
+  b[4] = CF_VERSION;
+  b[5] = (uint8_t)p->flags;
+  b[6] = (uint8_t)p->bucket_size;
+  b[7] = (uint8_t)p->fp_bits;
+  cf_put_u64(b + 8, p->nbuckets);
+  cf_put_u64(b + 16, p->capacity);
+  cf_put_u64(b + 24, 0);
+  cf_put_u64(b + 32, p->seed);
+  memset(f->table, 0, f->table_size);
+  return CF_OK;
+}
+
+#define CF_FAIL(msg)                                                           \
+  do {                                                                         \
+    if (pzWhy) *pzWhy = msg;                                                   \
+    return CF_CORRUPT;                                                         \
+  } while (0)
+
+int cf_open(cf_filter *f, const void *buf, size_t n, const char **pzWhy) {
+  const uint8_t *b = (const uint8_t *)buf;
+  cf_params p;
+  uint64_t table_bits, used_bits;
+  if (pzWhy) *pzWhy = 0;
+  memset(f, 0, sizeof(*f));
+  if (b == 0 || n < CF_HEADER_SIZE)
+    CF_FAIL("too short to be a cuckoo filter (needs a 40-byte header)");
+  if (memcmp(b, CF_MAGIC, 4) != 0)
+    CF_FAIL("not a cuckoo filter (bad magic; expected \"CKOO\")");
+  if (b[4] != CF_VERSION)
+    CF_FAIL("unsupported format version (this build reads version 1)");
+  p.flags = b[5];
+  p.bucket_size = b[6];
+  p.fp_bits = b[7];
+  p.nbuckets = cf_get_u64(b + 8);
+  p.capacity = cf_get_u64(b + 16);
+  p.seed = cf_get_u64(b + 32);
+  if (p.flags & ~CF_FLAG_KNOWN) CF_FAIL("unknown flag bits in header");
+  if (p.bucket_size != 2 && p.bucket_size != 4 && p.bucket_size != 8)
+    CF_FAIL("bucket size must be 2, 4 or 8");
+  if (p.fp_bits < CF_MIN_FP_BITS || p.fp_bits > CF_MAX_FP_BITS)
+    CF_FAIL("fingerprint bits must be 4..32");
+  if (p.nbuckets < 1 || p.nbuckets >= CF_MAX_BUCKETS)
+    CF_FAIL("bucket count must be 1..4294967294");
+  if (p.capacity < 1 || p.capacity > p.nbuckets * p.bucket_size)
+    CF_FAIL("capacity must be 1..buckets*bucket_size");
+  /* nbuckets < 2^32, b <= 8, f <= 32: the product fits in 64 bits. */
+  if ((uint64_t)(n - CF_HEADER_SIZE) != cf_table_size(&p))
+    CF_FAIL("length does not match the header's geometry");
+  f->p = p;
+  f->count = cf_get_u64(b + 24);
+  if (f->count > p.nbuckets * p.bucket_size)
+    CF_FAIL("item count exceeds the number of slots");
+  cf_setup(f, (uint8_t *)b);
+  /* Padding bits after the last slot must be zero. */
+  used_bits = p.nbuckets * p.bucket_size * p.fp_bits;
+  table_bits = (uint64_t)f->table_size * 8;
+  if (table_bits > used_bits) {
+    uint8_t last = f->table[f->table_size - 1];
+    if (last >> (8 - (unsigned)(table_bits - used_bits)))
+      CF_FAIL("nonzero padding after the last bucket");
+  }
+  return CF_OK;
+}
+
+void cf_rebase(cf_filter *f, void *buf) { cf_setup(f, (uint8_t *)buf); }
+
+/* ---------------------------------------------------------------------
+** Hashing
+*/
+
+#define CF_KIND_INT 0x496e7465676572ULL  /* "Integer" */
+#define CF_KIND_REAL 0x5265616cULL       /* "Real" */
+#define CF_KIND_TEXT 0x54657874ULL       /* "Text" */
+#define CF_KIND_BLOB 0x426c6f62ULL       /* "Blob" */
+
+uint64_t cf_hash_int(uint64_t seed, int64_t v) {
+  uint8_t b[8];
+  cf_put_u64(b, (uint64_t)v);
+  return XXH3_64bits_withSeed(b, 8, seed ^ CF_KIND_INT);
+}
+
+uint64_t cf_hash_real(uint64_t seed, double v) {
+  uint64_t bits;
+  uint8_t b[8];
+  /* An integral value in int64 range equals that INTEGER in SQL. */
+  if (v >= -9223372036854775808.0 && v < 9223372036854775808.0 &&
+      v == floor(v)) {
+    return cf_hash_int(seed, (int64_t)v);
+  }
+  memcpy(&bits, &v, 8);
+  cf_put_u64(b, bits);
+  return XXH3_64bits_withSeed(b, 8, seed ^ CF_KIND_REAL);
+}
+
+uint64_t cf_hash_text(uint64_t seed, const void *z, size_t n) {
+  return XXH3_64bits_withSeed(z, n, seed ^ CF_KIND_TEXT);
+}
+
+uint64_t cf_hash_blob(uint64_t seed, const void *z, size_t n) {
+  return XXH3_64bits_withSeed(z, n, seed ^ CF_KIND_BLOB);
+}
+
+/* A strong 64-bit mixer (a variant of the murmur3 finalizer). */
+static inline uint64_t cf_mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+/* Map a 32-bit value uniformly onto [0, n) without division. */
+static inline uint32_t cf_reduce(uint32_t x, uint64_t n) {
+  return (uint32_t)(((uint64_t)x * n) >> 32);
+}
+
+cf_key cf_key_from(const cf_params *p, uint64_t hash) {
+  cf_key k;
+  uint64_t nfp = (p->fp_bits == 32) ? 0xffffffffu
+                                     : (((uint64_t)1 << p->fp_bits) - 1);
+  k.i1 = cf_reduce((uint32_t)(hash >> 32), p->nbuckets);
+  /* uniform over 1 .. 2^f-1 */
+  k.fp = cf_reduce((uint32_t)hash, nfp) + 1;
+  return k;
+}
+
+cf_key cf_key_of(const cf_filter *f, uint64_t hash) {
+  return cf_key_from(&f->p, hash);
+}
+
+uint32_t cf_alt_bucket(uint64_t nbuckets, uint32_t i, uint32_t fp) {
+  uint32_t h = cf_reduce((uint32_t)(cf_mix64(fp) >> 32), nbuckets);
+  return h >= i ? h - i : (uint32_t)(h + nbuckets - i);
+}
+
+/* ---------------------------------------------------------------------
+** Slots.  Slot s of bucket i is the fp_bits-wide field at bit offset
+** (i*b + s)*f.  A field spans at most 5 bytes (f <= 32, shift <= 7), so a
+** 64-bit little-endian window read at its first byte covers it; near the
+** end of the table the window is assembled byte by byte.
+*/
+
+static inline uint64_t cf_load_window(const uint8_t *t, size_t size,
+                                      size_t byte) {
+  uint64_t v = 0;
+  if (byte + 8 <= size) {
+    memcpy(&v, t + byte, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+  } else {
+    size_t i;
+    for (i = size; i > byte; i--) v = (v << 8) | t[i - 1];
+  }
+  return v;
+}
+
+static inline void cf_store_window(uint8_t *t, size_t size, size_t byte,
+                                   uint64_t v) {
+  if (byte + 8 <= size) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    memcpy(t + byte, &v, 8);
+  } else {
+    size_t i;
+    for (i = byte; i < size; i++) {
+      t[i] = (uint8_t)v;
+      v >>= 8;
+    }
+  }
+}
+
+static inline uint32_t cf_get(const cf_filter *f, uint64_t bucket,
+                              unsigned slot) {
+  uint64_t bit = (bucket * f->p.bucket_size + slot) * f->p.fp_bits;
+  uint64_t w = cf_load_window(f->table, f->table_size, (size_t)(bit >> 3));
+  return (uint32_t)((w >> (bit & 7)) & f->fp_mask);
+}
+
+static inline void cf_set(cf_filter *f, uint64_t bucket, unsigned slot,
+                          uint32_t fp) {
+  uint64_t bit = (bucket * f->p.bucket_size + slot) * f->p.fp_bits;
+  size_t byte = (size_t)(bit >> 3);
+  unsigned shift = (unsigned)(bit & 7);
+  uint64_t w = cf_load_window(f->table, f->table_size, byte);
+  w &= ~(f->fp_mask << shift);
+  w |= (uint64_t)fp << shift;
+  cf_store_window(f->table, f->table_size, byte, w);
+}
+
+uint32_t cf_slot_get(const cf_filter *f, uint64_t bucket, unsigned slot) {
+  return cf_get(f, bucket, slot);
+}
+
+void cf_slot_set(cf_filter *f, uint64_t bucket, unsigned slot, uint32_t fp) {
+  cf_set(f, bucket, slot, fp);
+}
+
+/* Index of fp in bucket i, or -1. */
+static inline int cf_find(const cf_filter *f, uint32_t i, uint32_t fp) {
+  unsigned s;
+  for (s = 0; s < f->p.bucket_size; s++) {
+    if (cf_get(f, i, s) == fp) return (int)s;
+  }
+  return -1;
+}
+
+static inline unsigned cf_count_in(const cf_filter *f, uint32_t i,
+                                   uint32_t fp) {
+  unsigned s, n = 0;
+  for (s = 0; s < f->p.bucket_size; s++) n += (cf_get(f, i, s) == fp);
+  return n;
+}
+
+/* ---------------------------------------------------------------------
+** Operations
+*/
+
+int cf_contains(const cf_filter *f, cf_key k) {
+  uint32_t i2;
+  if (cf_find(f, k.i1, k.fp) >= 0) return 1;
+  i2 = cf_alt_bucket(f->p.nbuckets, k.i1, k.fp);
+  return i2 != k.i1 && cf_find(f, i2, k.fp) >= 0;
+}
+
+unsigned cf_copies(const cf_filter *f, cf_key k) {
+  uint32_t i2 = cf_alt_bucket(f->p.nbuckets, k.i1, k.fp);
+  unsigned n = cf_count_in(f, k.i1, k.fp);
+  if (i2 != k.i1) n += cf_count_in(f, i2, k.fp);
+  return n;
+}
+
+/* One displacement, remembered so that a failed insert can be undone. */
+typedef struct cf_undo {
+  uint32_t bucket;
+  uint32_t slot;
+  uint32_t old_fp;
+} cf_undo;
+
+typedef int (*cf_get_fn)(void *ctx, uint32_t bucket, unsigned slot,
+                         uint32_t *fp);
+typedef int (*cf_set_fn)(void *ctx, uint32_t bucket, unsigned slot,
+                         uint32_t fp);
+
+/* Find fp (0: a free slot) in bucket i through accessors: slot or -1. */
+static inline __attribute__((always_inline)) int
+cf_find_x(cf_get_fn get, void *ctx, unsigned b, uint32_t i, uint32_t fp,
+          int *prc) {
+  unsigned s;
+  uint32_t v;
+  for (s = 0; s < b; s++) {
+    if ((*prc = get(ctx, i, s, &v)) != 0) return -1;
+    if (v == fp) return (int)s;
+  }
+  return -1;
+}
+
+/*
+** Place fp, whose candidate buckets are i1 and its alternate: the one
+** insertion algorithm, instantiated inline for the in-memory table and
+** for callback stores.  Deterministic: the victim slot at each step is a
+** hash of (fingerprint in hand, bucket, step).  On CF_FULL/CF_TOO_MANY
+** every displacement is undone.  An accessor error returns CF_IOERR
+** after undoing what it can.
+*/
+static inline __attribute__((always_inline)) int
+cf_place_x(cf_get_fn get, cf_set_fn set, void *ctx, uint64_t m, unsigned b,
+           uint32_t i1, uint32_t fp) {
+  cf_undo path[CF_MAX_KICKS];
+  uint32_t i2 = cf_alt_bucket(m, i1, fp);
+  uint32_t cur, hand, v;
+  unsigned same = 0, s2;
+  int s, n, rc = 0;
+
+  if ((s = cf_find_x(get, ctx, b, i1, 0, &rc)) >= 0)
+    return set(ctx, i1, (unsigned)s, fp) ? CF_IOERR : CF_OK;
+  if (rc) return CF_IOERR;
+  if (i2 != i1) {
+    if ((s = cf_find_x(get, ctx, b, i2, 0, &rc)) >= 0)
+      return set(ctx, i2, (unsigned)s, fp) ? CF_IOERR : CF_OK;
+    if (rc) return CF_IOERR;
+  }
+  /* Both buckets full of this very fingerprint: kicking cannot help. */
+  for (s2 = 0; s2 < 2 * b; s2++) {
+    if (s2 >= b && i2 == i1) break;
+    if (get(ctx, s2 < b ? i1 : i2, s2 % b, &v)) return CF_IOERR;
+    same += (v == fp);
+  }
+  if (same == (i2 != i1 ? 2 * b : b)) return CF_TOO_MANY;
+
+  hand = fp;
+  cur = (cf_mix64(((uint64_t)fp << 32) ^ i1) & 1) ? i2 : i1;
+  rc = CF_FULL;
+  for (n = 0; n < CF_MAX_KICKS; n++) {
+    unsigned slot = (unsigned)(cf_mix64(((uint64_t)hand << 32) ^ cur ^
+                                        ((uint64_t)n << 56)) &
+                               (b - 1));
+    int err = 0;
+    if (get(ctx, cur, slot, &v)) {
+      rc = CF_IOERR;
+      break;
+    }
+    path[n].bucket = cur;
+    path[n].slot = slot;
+    path[n].old_fp = v;
+    if (set(ctx, cur, slot, hand)) {
+      rc = CF_IOERR;
+      n++; /* the slot may have been written: restore it too */
+      break;
+    }
+    hand = v;
+    cur = cf_alt_bucket(m, cur, hand);
+    s = cf_find_x(get, ctx, b, cur, 0, &err);
+    if (s >= 0 && set(ctx, cur, (unsigned)s, hand) == 0) return CF_OK;
+    if (s >= 0 || err) {
+      rc = CF_IOERR;
+      n++;
+      break;
+    }
+  }
+  /* No room (or an accessor failed): put every displaced fingerprint
+  ** back where it was, last displacement first. */
+  while (n-- > 0) {
+    if (set(ctx, path[n].bucket, path[n].slot, path[n].old_fp)) rc = CF_IOERR;
+  }
+  return rc;
+}
+
+static int cf_mem_get(void *ctx, uint32_t bucket, unsigned slot,
+                      uint32_t *fp) {
+  *fp = cf_get((const cf_filter *)ctx, bucket, slot);
+  return 0;
+}
+
+static int cf_mem_set(void *ctx, uint32_t bucket, unsigned slot,
+                      uint32_t fp) {
+  cf_set((cf_filter *)ctx, bucket, slot, fp);
+  return 0;
+}
+
+static int cf_place(cf_filter *f, uint32_t i1, uint32_t fp) {
+  int rc;
+  if (f->count >= f->p.nbuckets * f->p.bucket_size) return CF_FULL;
+  rc = cf_place_x(cf_mem_get, cf_mem_set, f, f->p.nbuckets,
+                  f->p.bucket_size, i1, fp);
+  if (rc == CF_OK) {
+    f->count++;
+    cf_write_count(f);
+  }
+  return rc;
+}
+
+int cf_insert(cf_filter *f, cf_key k) { return cf_place(f, k.i1, k.fp); }
+
+/* Callback stores (e.g. the virtual table's block cache). */
+int cf_store_insert(const cf_params *p, const cf_store *st, cf_key k) {
+  return cf_place_x(st->get, st->set, st->ctx, p->nbuckets, p->bucket_size,
+                    k.i1, k.fp);
+}
+
+int cf_store_contains(const cf_params *p, const cf_store *st, cf_key k,
+                      int *pFound) {
+  int rc = 0;
+  uint32_t i2;
+  *pFound = 0;
+  if (cf_find_x(st->get, st->ctx, p->bucket_size, k.i1, k.fp, &rc) >= 0) {
+    *pFound = 1;
+    return CF_OK;
+  }
+  if (rc) return CF_IOERR;
+  i2 = cf_alt_bucket(p->nbuckets, k.i1, k.fp);
+  if (i2 != k.i1 &&
+      cf_find_x(st->get, st->ctx, p->bucket_size, i2, k.fp, &rc) >= 0) {
+    *pFound = 1;
+  }
+  return rc ? CF_IOERR : CF_OK;
+}
+
+int cf_store_remove(const cf_params *p, const cf_store *st, cf_key k) {
+  int rc = 0, s;
+  uint32_t i = k.i1;
+  s = cf_find_x(st->get, st->ctx, p->bucket_size, i, k.fp, &rc);
+  if (rc) return CF_IOERR;
+  if (s < 0) {
+    i = cf_alt_bucket(p->nbuckets, k.i1, k.fp);
+    if (i == k.i1) return CF_NOTFOUND;
+    s = cf_find_x(st->get, st->ctx, p->bucket_size, i, k.fp, &rc);
+    if (rc) return CF_IOERR;
+    if (s < 0) return CF_NOTFOUND;
+  }
+  return st->set(st->ctx, i, (unsigned)s, 0) ? CF_IOERR : CF_OK;
+}
+
+int cf_remove(cf_filter *f, cf_key k) {
+  uint32_t i = k.i1;
+  int s = cf_find(f, i, k.fp);
+  if (s < 0) {
+    i = cf_alt_bucket(f->p.nbuckets, k.i1, k.fp);
+    if (i == k.i1 || (s = cf_find(f, i, k.fp)) < 0) return CF_NOTFOUND;
+  }
+  if (f->count == 0) return CF_CORRUPT;
+  cf_set(f, i, (unsigned)s, 0);
+  f->count--;
+  cf_write_count(f);
+  return CF_OK;
+}
+
+int cf_merge(cf_filter *dst, const cf_filter *src) {
+  uint64_t i;
+  unsigned s;
+  int rc;
+  if (dst->p.nbuckets != src->p.nbuckets ||
+      dst->p.bucket_size != src->p.bucket_size ||
+      dst->p.fp_bits != src->p.fp_bits || dst->p.flags != src->p.flags ||
+      dst->p.seed != src->p.seed) {
+    return CF_MISMATCH;
+  }
+  for (i = 0; i < src->p.nbuckets; i++) {
+    for (s = 0; s < src->p.bucket_size; s++) {
+      uint32_t fp = cf_get(src, i, s);
+      if (fp == 0) continue;
+      rc = cf_place(dst, (uint32_t)i, fp);
+      if (rc != CF_OK) return rc;
+    }
+  }
+  return CF_OK;
+}
+
+uint64_t cf_count_slots(const cf_filter *f) {
+  uint64_t i, n = 0;
+  unsigned s;
+  for (i = 0; i < f->p.nbuckets; i++) {
+    for (s = 0; s < f->p.bucket_size; s++) n += (cf_get(f, i, s) != 0);
+  }
+  return n;
+}
+
+double cf_expected_fpr(const cf_filter *f) {
+  /* Each of the 2b slots probed matches a random fingerprint with
+  ** probability 1/(2^f - 1) when occupied. */
+  double slots = (double)f->p.nbuckets * f->p.bucket_size;
+  double load = slots > 0 ? (double)f->count / slots : 0.0;
+  double per = 1.0 / (double)f->fp_mask;
+  return 1.0 - pow(1.0 - per * load, 2.0 * f->p.bucket_size);
+}
+
+uint32_t cf_packed_get(const uint8_t *t, size_t size, unsigned fp_bits,
+                       uint64_t n) {
+  uint64_t bit = n * fp_bits;
+  uint64_t mask = fp_bits == 32 ? 0xffffffffu : (((uint64_t)1 << fp_bits) - 1);
+  uint64_t w = cf_load_window(t, size, (size_t)(bit >> 3));
+  return (uint32_t)((w >> (bit & 7)) & mask);
+}
+
+void cf_packed_set(uint8_t *t, size_t size, unsigned fp_bits, uint64_t n,
+                   uint32_t fp) {
+  uint64_t bit = n * fp_bits;
+  uint64_t mask = fp_bits == 32 ? 0xffffffffu : (((uint64_t)1 << fp_bits) - 1);
+  size_t byte = (size_t)(bit >> 3);
+  unsigned shift = (unsigned)(bit & 7);
+  uint64_t w = cf_load_window(t, size, byte);
+  w &= ~(mask << shift);
+  w |= (uint64_t)fp << shift;
+  cf_store_window(t, size, byte, w);
+}

@@ -1,0 +1,197 @@
+/*
+** cuckoo_filter.h: the core cuckoo filter, free of SQLite.
+**
+** A cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher, CoNEXT 2014)
+** stores an f-bit fingerprint of each item in one of two candidate
+** buckets of b slots.  This module keeps the whole filter in one
+** caller-owned byte buffer laid out exactly as the portable BLOB format
+** (a 40-byte little-endian header followed by the bit-packed bucket
+** array), so encoding is free and decoding is validation only.  The core
+** never allocates: the caller sizes the buffer with cf_blob_size() and
+** owns it.  That keeps the core reusable from plain C programs and lets
+** the SQL layer route every allocation through sqlite3_malloc64().
+**
+** Rules this module keeps:
+**   1. Fingerprint 0 means "empty slot"; real fingerprints are 1..2^f-1.
+**   2. Any number of buckets m (1 <= m < 2^32).  Bucket i1 comes from the
+**      item hash by multiply-shift; the alternate bucket is
+**      i2 = (H(fp) - i) mod m, an involution for every m, so a stored
+**      fingerprint can always find its other bucket.  i1 == i2 is allowed
+**      (the item then has one bucket).
+**   3. Deterministic: kick choices come from a hash of (fingerprint,
+**      bucket, step), never from rand(), so equal operation sequences
+**      give byte-identical buffers on every machine.
+**   4. A failed insert (500 kicks without room, or more copies of one
+**      item than its buckets can hold) undoes every displacement it made:
+**      the filter is byte-for-byte what it was before the call.
+**   5. cf_open() validates every header field against the buffer length
+**      before any bucket is read; the other functions trust a handle
+**      that cf_open() or cf_init() produced.
+*/
+#ifndef CUCKOO_FILTER_H
+#define CUCKOO_FILTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CF_MAGIC "CKOO"
+#define CF_VERSION 1
+#define CF_HEADER_SIZE 40
+#define CF_MAX_KICKS 500
+#define CF_MIN_FP_BITS 4
+#define CF_MAX_FP_BITS 32
+#define CF_MAX_BUCKETS 0xffffffffu /* exclusive upper bound */
+#define CF_DEFAULT_ERROR_RATE 0.001
+#define CF_DEFAULT_BUCKET_SIZE 4
+
+/* Header flag bits.  Version 1 defines none; readers reject unknown bits. */
+#define CF_FLAG_KNOWN 0x00u
+
+/* Result codes. */
+#define CF_OK 0
+#define CF_FULL 1      /* no room after CF_MAX_KICKS displacements */
+#define CF_TOO_MANY 2  /* both candidate buckets hold only this item */
+#define CF_NOTFOUND 3  /* remove: no copy present */
+#define CF_CORRUPT 4   /* buffer contents inconsistent (e.g. count) */
+#define CF_MISMATCH 5  /* merge: different geometry or seed */
+#define CF_RANGE 6     /* a parameter is out of range */
+#define CF_IOERR 7     /* a cf_store accessor reported an error */
+
+/* Geometry and identity of a filter: everything but its contents. */
+typedef struct cf_params {
+  uint64_t nbuckets; /* m: 1 .. CF_MAX_BUCKETS-1 */
+  uint32_t bucket_size; /* b: 2, 4 or 8 */
+  uint32_t fp_bits;  /* f: CF_MIN_FP_BITS .. CF_MAX_FP_BITS */
+  uint32_t flags;    /* CF_FLAG_* */
+  uint64_t capacity; /* items the filter was sized for (<= m*b) */
+  uint64_t seed;     /* hash seed */
+} cf_params;
+
+/* A filter: a view of a caller-owned buffer in BLOB layout. */
+typedef struct cf_filter {
+  cf_params p;
+  uint8_t *blob;     /* header + table; header count kept up to date */
+  size_t blob_size;  /* CF_HEADER_SIZE + table_size */
+  uint8_t *table;    /* blob + CF_HEADER_SIZE */
+  size_t table_size; /* ceil(m * b * f / 8) */
+  uint64_t count;    /* items stored (mirrors the header) */
+  uint64_t fp_mask;  /* (1 << f) - 1 */
+} cf_filter;
+
+/* An item reduced to where it lives and what is stored. */
+typedef struct cf_key {
+  uint32_t i1; /* first candidate bucket */
+  uint32_t fp; /* fingerprint, never 0 */
+} cf_key;
+
+/*
+** Choosing parameters.  cf_fp_bits_for() gives the paper's
+** f = ceil(log2(2b / error_rate)), at least CF_MIN_FP_BITS; it returns 0
+** if that exceeds CF_MAX_FP_BITS.  cf_params_for() fills *p for a
+** capacity and error rate (and bucket size), sizing the bucket array so
+** that `capacity` items fit at the load factor the bucket size reliably
+** reaches.  Returns CF_OK or CF_RANGE.
+*/
+unsigned cf_fp_bits_for(double error_rate, unsigned bucket_size);
+uint64_t cf_buckets_for(uint64_t capacity, unsigned bucket_size,
+                        unsigned fp_bits);
+int cf_params_for(cf_params *p, uint64_t capacity, double error_rate,
+                  unsigned bucket_size, uint64_t seed);
+/* Checks a parameter set; returns CF_OK or CF_RANGE. */
+int cf_params_check(const cf_params *p);
+
+/* Bytes of the bucket array / whole BLOB for these parameters. */
+uint64_t cf_table_size(const cf_params *p);
+uint64_t cf_blob_size(const cf_params *p);
+
+/*
+** cf_init() writes an empty filter into buf (cf_blob_size(p) bytes) and
+** makes *f a view of it.  cf_open() validates an existing BLOB of n bytes
+** and makes *f a view of it (buf is written to only by later updates).
+** cf_open() returns CF_OK or CF_CORRUPT and, on CF_CORRUPT, a static
+** message saying which field is wrong in *pzWhy (if pzWhy is not NULL).
+*/
+int cf_init(cf_filter *f, const cf_params *p, void *buf);
+int cf_open(cf_filter *f, const void *buf, size_t n, const char **pzWhy);
+
+/* Retarget a filter view at a copy of its buffer (same size). */
+void cf_rebase(cf_filter *f, void *buf);
+
+/*
+** Hashing items.  Each SQL value kind hashes into its own space (the kind
+** is folded into the seed), integers as 8 little-endian bytes, so results
+** are identical on every machine.  cf_hash_real() maps a REAL equal to an
+** integer (including -0.0) to that integer's hash, so 42 and 42.0 are one
+** item.
+*/
+uint64_t cf_hash_int(uint64_t seed, int64_t v);
+uint64_t cf_hash_real(uint64_t seed, double v);
+uint64_t cf_hash_text(uint64_t seed, const void *z, size_t n);
+uint64_t cf_hash_blob(uint64_t seed, const void *z, size_t n);
+
+/* Split a 64-bit item hash into bucket and fingerprint for filter f. */
+cf_key cf_key_of(const cf_filter *f, uint64_t hash);
+/* Same, from parameters alone (for callers that store buckets elsewhere). */
+cf_key cf_key_from(const cf_params *p, uint64_t hash);
+/* The other candidate bucket of fingerprint fp stored in bucket i. */
+uint32_t cf_alt_bucket(uint64_t nbuckets, uint32_t i, uint32_t fp);
+
+/* Operations on one item.  cf_insert: CF_OK, CF_FULL or CF_TOO_MANY, and
+** on failure the filter is unchanged.  cf_remove: CF_OK, CF_NOTFOUND or
+** CF_CORRUPT (a fingerprint found while the header count is 0). */
+int cf_insert(cf_filter *f, cf_key k);
+int cf_contains(const cf_filter *f, cf_key k);
+int cf_remove(cf_filter *f, cf_key k);
+
+/* Copies of fingerprint k.fp in k's candidate buckets (0 .. 2b). */
+unsigned cf_copies(const cf_filter *f, cf_key k);
+
+/*
+** Add every fingerprint of src into dst.  Both must have the same
+** geometry and seed (else CF_MISMATCH, nothing changed).  On CF_FULL or
+** CF_TOO_MANY dst holds a partial merge: callers merge into a scratch
+** copy and discard it on failure.
+*/
+int cf_merge(cf_filter *dst, const cf_filter *src);
+/* Non-empty slots counted by scanning the table (for integrity checks). */
+uint64_t cf_count_slots(const cf_filter *f);
+
+/*
+** Callback stores: the same algorithms over buckets kept elsewhere (the
+** virtual table keeps them in blocks of a shadow table).  get/set return
+** 0 on success, nonzero on error (the caller keeps its own error code in
+** ctx); the operation then returns CF_IOERR, having tried to undo its
+** displacements.  These do not track an item count: the caller does.
+** Insert returns CF_OK, CF_FULL, CF_TOO_MANY or CF_IOERR; remove CF_OK,
+** CF_NOTFOUND or CF_IOERR.
+*/
+typedef struct cf_store {
+  void *ctx;
+  int (*get)(void *ctx, uint32_t bucket, unsigned slot, uint32_t *fp);
+  int (*set)(void *ctx, uint32_t bucket, unsigned slot, uint32_t fp);
+} cf_store;
+int cf_store_insert(const cf_params *p, const cf_store *st, cf_key k);
+int cf_store_contains(const cf_params *p, const cf_store *st, cf_key k,
+                      int *pFound);
+int cf_store_remove(const cf_params *p, const cf_store *st, cf_key k);
+
+/* Packed-field access on any region laid out like the bucket array (for
+** stores that keep whole buckets in separate blocks): slot index n is the
+** fp_bits-wide field at bit n*fp_bits of t[0..size). */
+uint32_t cf_packed_get(const uint8_t *t, size_t size, unsigned fp_bits,
+                       uint64_t n);
+void cf_packed_set(uint8_t *t, size_t size, unsigned fp_bits, uint64_t n,
+                   uint32_t fp);
+
+/* Raw slot access, for merge, checks and alternative storage layers. */
+uint32_t cf_slot_get(const cf_filter *f, uint64_t bucket, unsigned slot);
+void cf_slot_set(cf_filter *f, uint64_t bucket, unsigned slot, uint32_t fp);
+
+/* Expected false-positive rate of a lookup at the current load. */
+double cf_expected_fpr(const cf_filter *f);
+
+/* Little-endian helpers shared with the SQL layer. */
+uint64_t cf_get_u64(const uint8_t *p);
+void cf_put_u64(uint8_t *p, uint64_t v);
+
+#endif /* CUCKOO_FILTER_H */

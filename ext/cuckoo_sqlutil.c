@@ -1,0 +1,242 @@
+/*
+** cuckoo_sqlutil.c: helpers shared by the SQL layer: hashing SQL values
+** into items (SPEC §2), validating filter BLOB arguments with messages
+** that name the function and argument, parsing creation options, and
+** turning core result codes into SQL errors.
+**
+** Item identity (SPEC §2): two values are one item exactly when SQLite's
+** "=" without affinity says so.  INTEGER and REAL compare numerically, so
+** a REAL that holds an integer value in int64 range (including -0.0)
+** hashes as that INTEGER; TEXT hashes as its UTF-8 bytes whatever the
+** database encoding; TEXT and BLOB hash in separate spaces, so 'abc' and
+** x'616263' are different items.
+*/
+#include "cuckoo_sql.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cksql_hash_value(sqlite3_value *v, uint64_t seed, uint64_t *pHash) {
+  switch (sqlite3_value_type(v)) {
+  case SQLITE_INTEGER:
+    *pHash = cf_hash_int(seed, sqlite3_value_int64(v));
+    return SQLITE_OK;
+  case SQLITE_FLOAT:
+    *pHash = cf_hash_real(seed, sqlite3_value_double(v));
+    return SQLITE_OK;
+  case SQLITE_TEXT: {
+    const unsigned char *z = sqlite3_value_text(v);
+    int n = sqlite3_value_bytes(v);
+    if (z == 0) return SQLITE_NOMEM; /* UTF-16 -> UTF-8 conversion failed */
+    *pHash = cf_hash_text(seed, z, (size_t)n);
+    return SQLITE_OK;
+  }
+  case SQLITE_BLOB: {
+    const void *z = sqlite3_value_blob(v);
+    int n = sqlite3_value_bytes(v);
+    if (z == 0 && n > 0) return SQLITE_NOMEM;
+    *pHash = cf_hash_blob(seed, z ? z : "", (size_t)n);
+    return SQLITE_OK;
+  }
+  default:
+    return SQLITE_DONE;
+  }
+}
+
+int cksql_open_arg(sqlite3_context *ctx, const char *zFunc, int iArg,
+                   sqlite3_value *v, cf_filter *f) {
+  const void *p;
+  int n;
+  const char *zWhy = 0;
+  char *zMsg;
+  int eType = sqlite3_value_type(v);
+  if (eType == SQLITE_NULL) return SQLITE_DONE;
+  if (eType != SQLITE_BLOB) {
+    zMsg = sqlite3_mprintf("%s: argument %d must be a cuckoo filter BLOB "
+                           "(got %s)",
+                           zFunc, iArg + 1,
+                           eType == SQLITE_TEXT      ? "TEXT"
+                           : eType == SQLITE_INTEGER ? "INTEGER"
+                                                     : "REAL");
+    goto report;
+  }
+  p = sqlite3_value_blob(v);
+  n = sqlite3_value_bytes(v);
+  if (p == 0 && n > 0) {
+    sqlite3_result_error_nomem(ctx);
+    return SQLITE_ERROR;
+  }
+  if (cf_open(f, p, (size_t)n, &zWhy) == CF_OK) return SQLITE_OK;
+  zMsg = sqlite3_mprintf("%s: argument %d is not a valid cuckoo filter: %s",
+                         zFunc, iArg + 1, zWhy);
+report:
+  if (zMsg == 0) {
+    sqlite3_result_error_nomem(ctx);
+  } else {
+    sqlite3_result_error(ctx, zMsg, -1);
+    sqlite3_free(zMsg);
+  }
+  return SQLITE_ERROR;
+}
+
+void cksql_options_default(cksql_options *o) {
+  o->bucket_size = CF_DEFAULT_BUCKET_SIZE;
+  o->seed = CUCKOO_DEFAULT_SEED;
+}
+
+#define CKSQL_VALID_OPTIONS "bucket_size=2|4|8, seed=<integer>"
+
+/* Parse one unsigned decimal (or 0x hex) integer filling all of [z, zEnd). */
+static int cksql_parse_u64(const char *z, const char *zEnd, uint64_t *pV) {
+  char buf[32];
+  char *zStop = 0;
+  size_t n = (size_t)(zEnd - z);
+  unsigned long long v;
+  if (n == 0 || n >= sizeof(buf) || z[0] == '-' || z[0] == '+') return 0;
+  memcpy(buf, z, n);
+  buf[n] = 0;
+  errno = 0;
+  v = strtoull(buf, &zStop, 0);
+  if (errno || zStop == 0 || *zStop != 0) return 0;
+  *pV = (uint64_t)v;
+  return 1;
+}
+
+int cksql_parse_options(const char *zWho, const char *zOpts,
+                        cksql_options *o, char **pzErr) {
+  const char *z = zOpts;
+  *pzErr = 0;
+  if (z == 0) return SQLITE_OK;
+  while (*z) {
+    const char *zKey, *zKeyEnd, *zVal, *zValEnd;
+    uint64_t v;
+    size_t nKey;
+    while (*z == ' ' || *z == ',' || *z == '\t' || *z == '\n') z++;
+    if (*z == 0) break;
+    zKey = z;
+    while (*z && *z != '=' && *z != ',' && *z != ' ') z++;
+    zKeyEnd = z;
+    while (*z == ' ') z++;
+    if (*z != '=') {
+      *pzErr = sqlite3_mprintf("%s: option \"%.*s\" needs a value "
+                               "(valid options: " CKSQL_VALID_OPTIONS ")",
+                               zWho, (int)(zKeyEnd - zKey), zKey);
+      return SQLITE_ERROR;
+    }
+    z++;
+    while (*z == ' ') z++;
+    zVal = z;
+    while (*z && *z != ',' && *z != ' ') z++;
+    zValEnd = z;
+    nKey = (size_t)(zKeyEnd - zKey);
+    if (nKey == 11 && sqlite3_strnicmp(zKey, "bucket_size", 11) == 0) {
+      if (!cksql_parse_u64(zVal, zValEnd, &v) || (v != 2 && v != 4 && v != 8)) {
+        *pzErr = sqlite3_mprintf("%s: bucket_size must be 2, 4 or 8 (got %.*s)",
+                                 zWho, (int)(zValEnd - zVal), zVal);
+        return SQLITE_ERROR;
+      }
+      o->bucket_size = (unsigned)v;
+    } else if (nKey == 4 && sqlite3_strnicmp(zKey, "seed", 4) == 0) {
+      if (!cksql_parse_u64(zVal, zValEnd, &v)) {
+        *pzErr = sqlite3_mprintf("%s: seed must be an integer from 0 to "
+                                 "18446744073709551615 (got %.*s)",
+                                 zWho, (int)(zValEnd - zVal), zVal);
+        return SQLITE_ERROR;
+      }
+      o->seed = v;
+    } else {
+      *pzErr = sqlite3_mprintf("%s: unknown option \"%.*s\" (valid options: "
+                               CKSQL_VALID_OPTIONS ")",
+                               zWho, (int)nKey, zKey);
+      return SQLITE_ERROR;
+    }
+  }
+  return SQLITE_OK;
+}
+
+int cksql_params(sqlite3 *db, const char *zWho, sqlite3_int64 capacity,
+                 double error_rate, const cksql_options *o, cf_params *p,
+                 char **pzErr) {
+  uint64_t nByte;
+  *pzErr = 0;
+  if (capacity < 1) {
+    *pzErr = sqlite3_mprintf("%s: capacity must be a positive integer "
+                             "(got %lld)",
+                             zWho, capacity);
+    return SQLITE_ERROR;
+  }
+  if (!(error_rate > 0.0 && error_rate < 1.0)) {
+    *pzErr = sqlite3_mprintf("%s: error_rate must be > 0 and < 1 (got %g)",
+                             zWho, error_rate);
+    return SQLITE_ERROR;
+  }
+  if (cf_fp_bits_for(error_rate, o->bucket_size) == 0) {
+    *pzErr = sqlite3_mprintf(
+        "%s: error_rate %g needs more than 32-bit fingerprints "
+        "(smallest allowed with bucket_size=%u is %g)",
+        zWho, error_rate, o->bucket_size,
+        2.0 * o->bucket_size / 4294967296.0);
+    return SQLITE_ERROR;
+  }
+  if (cf_params_for(p, (uint64_t)capacity, error_rate, o->bucket_size,
+                    o->seed) != CF_OK) {
+    *pzErr = sqlite3_mprintf("%s: capacity %lld is too large (at most about "
+                             "%llu items with bucket_size=%u)",
+                             zWho, capacity,
+                             (unsigned long long)(0.9 * 4294967295.0 *
+                                                  o->bucket_size),
+                             o->bucket_size);
+    return SQLITE_ERROR;
+  }
+  nByte = cf_blob_size(p);
+  if (db && nByte > (uint64_t)sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1)) {
+    *pzErr = sqlite3_mprintf(
+        "%s: a filter for %lld items at error_rate %g needs %llu bytes, "
+        "more than SQLITE_LIMIT_LENGTH (%d)",
+        zWho, capacity, error_rate, (unsigned long long)nByte,
+        sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1));
+    return SQLITE_TOOBIG;
+  }
+  return SQLITE_OK;
+}
+
+void cksql_result_cf_error(sqlite3_context *ctx, const char *zFunc, int rc,
+                           const cf_filter *f) {
+  char *zMsg = 0;
+  switch (rc) {
+  case CF_FULL:
+    zMsg = sqlite3_mprintf(
+        "%s: filter is full (%llu items, capacity %llu); nothing was "
+        "changed; build a larger filter with cuckoo_new() or use cuckoo_agg()",
+        zFunc, (unsigned long long)(f ? f->count : 0),
+        (unsigned long long)(f ? f->p.capacity : 0));
+    break;
+  case CF_TOO_MANY:
+    zMsg = sqlite3_mprintf(
+        "%s: too many copies of one item (at most %u copies of an item "
+        "fit: both of its buckets are full of it); nothing was changed",
+        zFunc, f ? 2 * f->p.bucket_size : 0);
+    break;
+  case CF_CORRUPT:
+    zMsg = sqlite3_mprintf("%s: filter is corrupt (its item count does not "
+                           "match its contents)",
+                           zFunc);
+    break;
+  case CF_MISMATCH:
+    zMsg = sqlite3_mprintf("%s: filters differ in geometry or seed; only "
+                           "filters made with the same capacity, "
+                           "error_rate and options can be merged",
+                           zFunc);
+    break;
+  default:
+    zMsg = sqlite3_mprintf("%s: internal error %d", zFunc, rc);
+    break;
+  }
+  if (zMsg == 0) {
+    sqlite3_result_error_nomem(ctx);
+  } else {
+    sqlite3_result_error(ctx, zMsg, -1);
+    sqlite3_free(zMsg);
+  }
+}
