@@ -1,0 +1,338 @@
+/*
+** cuckoo_func.c: the scalar SQL functions over filter BLOBs.
+**
+**   cuckoo_new(capacity [, error_rate [, options]])   -> empty filter
+**   cuckoo_add(filter, item [, item ...])              -> filter
+**   cuckoo_contains(filter, item)                      -> 1 / 0
+**   cuckoo_remove(filter, item [, item ...])           -> filter
+**   cuckoo_count(filter)                               -> integer
+**   cuckoo_info(filter)                                -> JSON text
+**   cuckoo_merge(a, b)                                 -> filter
+**   cuckoo_version()                                   -> text
+**
+** Rules:
+**   1. NULL filter -> NULL result.  NULL item -> ignored: add and remove
+**      return the filter unchanged, contains returns NULL.  cuckoo_new
+**      with a NULL capacity returns NULL; a NULL error_rate or options
+**      means the default.
+**   2. Items are hashed by cksql_hash_value() (SPEC §2 identity).
+**   3. Every filter argument is validated by cf_open() (header fields
+**      against the BLOB length) before a bucket is read.  A malformed BLOB
+**      is an SQL error naming the function and the argument.
+**   4. add/remove/merge work on a private copy and return it; on any error
+**      (full, too many copies) the result is an error and no caller-visible
+**      filter changed.
+**   5. cuckoo_contains caches its filter with sqlite3_set_auxdata.  The
+**      first row only validates the header (O(1)) and leaves a marker; only
+**      if the marker survives to the second row (the argument is a
+**      constant) is a private copy made and kept for the whole statement.
+**      A filter that changes per row is never copied.
+**   6. All functions are DETERMINISTIC and INNOCUOUS.
+*/
+#include "cuckoo_sql.h"
+
+#include <string.h>
+
+/* Report an sqlite3_mprintf()-made message (or OOM) and free it. */
+static void ck_error(sqlite3_context *ctx, char *zMsg) {
+  if (zMsg == 0) {
+    sqlite3_result_error_nomem(ctx);
+  } else {
+    sqlite3_result_error(ctx, zMsg, -1);
+    sqlite3_free(zMsg);
+  }
+}
+
+/* Describe a value for error messages: "NULL", "'text'", "1.5", ... */
+static char *ck_describe(sqlite3_value *v) {
+  switch (sqlite3_value_type(v)) {
+  case SQLITE_NULL: return sqlite3_mprintf("NULL");
+  case SQLITE_INTEGER: return sqlite3_mprintf("%lld", sqlite3_value_int64(v));
+  case SQLITE_FLOAT: return sqlite3_mprintf("%!.15g", sqlite3_value_double(v));
+  case SQLITE_TEXT: return sqlite3_mprintf("'%.40q'", sqlite3_value_text(v));
+  default: return sqlite3_mprintf("a BLOB");
+  }
+}
+
+/* Copy a validated filter into a fresh sqlite3_malloc64 buffer. */
+static int ck_copy(sqlite3_context *ctx, cf_filter *f) {
+  uint8_t *p = sqlite3_malloc64(f->blob_size);
+  if (p == 0) {
+    sqlite3_result_error_nomem(ctx);
+    return SQLITE_NOMEM;
+  }
+  memcpy(p, f->blob, f->blob_size);
+  cf_rebase(f, p);
+  return SQLITE_OK;
+}
+
+static void ck_result_filter(sqlite3_context *ctx, cf_filter *f) {
+  sqlite3_result_blob64(ctx, f->blob, f->blob_size, sqlite3_free);
+}
+
+/*
+** cuckoo_new(capacity [, error_rate [, options]])
+*/
+static void ck_new(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  sqlite3_int64 capacity;
+  double error_rate = CF_DEFAULT_ERROR_RATE;
+  cksql_options o;
+  cf_params p;
+  cf_filter f;
+  char *zErr = 0;
+  void *buf;
+  int rc, t;
+
+  cksql_options_default(&o);
+  t = sqlite3_value_numeric_type(argv[0]);
+  if (t == SQLITE_NULL) return;
+  if (t == SQLITE_FLOAT && sqlite3_value_double(argv[0]) ==
+                               (double)sqlite3_value_int64(argv[0])) {
+    t = SQLITE_INTEGER;
+  }
+  if (t != SQLITE_INTEGER || sqlite3_value_int64(argv[0]) < 1) {
+    char *zGot = ck_describe(argv[0]);
+    ck_error(ctx, sqlite3_mprintf("cuckoo_new: capacity must be a positive "
+                                  "integer (got %s)",
+                                  zGot ? zGot : "?"));
+    sqlite3_free(zGot);
+    return;
+  }
+  capacity = sqlite3_value_int64(argv[0]);
+  if (argc > 1 && sqlite3_value_type(argv[1]) != SQLITE_NULL) {
+    t = sqlite3_value_numeric_type(argv[1]);
+    if (t != SQLITE_INTEGER && t != SQLITE_FLOAT) {
+      char *zGot = ck_describe(argv[1]);
+      ck_error(ctx, sqlite3_mprintf("cuckoo_new: error_rate must be a number "
+                                    "> 0 and < 1 (got %s)",
+                                    zGot ? zGot : "?"));
+      sqlite3_free(zGot);
+      return;
+    }
+    error_rate = sqlite3_value_double(argv[1]);
+  }
+  if (argc > 2 && sqlite3_value_type(argv[2]) != SQLITE_NULL) {
+    if (cksql_parse_options("cuckoo_new",
+                            (const char *)sqlite3_value_text(argv[2]), &o,
+                            &zErr) != SQLITE_OK) {
+      ck_error(ctx, zErr);
+      return;
+    }
+  }
+  rc = cksql_params(sqlite3_context_db_handle(ctx), "cuckoo_new", capacity,
+                    error_rate, &o, &p, &zErr);
+  if (rc != SQLITE_OK) {
+    ck_error(ctx, zErr);
+    if (rc == SQLITE_TOOBIG) sqlite3_result_error_code(ctx, SQLITE_TOOBIG);
+    return;
+  }
+  buf = sqlite3_malloc64(cf_blob_size(&p));
+  if (buf == 0) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  cf_init(&f, &p, buf);
+  ck_result_filter(ctx, &f);
+}
+
+/*
+** cuckoo_add(filter, item, ...) and cuckoo_remove(filter, item, ...):
+** one implementation, the operation chosen by the function's user data.
+*/
+static void ck_update(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  int isAdd = sqlite3_user_data(ctx) != 0;
+  const char *zFunc = isAdd ? "cuckoo_add" : "cuckoo_remove";
+  cf_filter f;
+  int i, rc;
+
+  if (argc < 2) {
+    ck_error(ctx, sqlite3_mprintf("%s: needs a filter and at least one item "
+                                  "(got %d argument%s)",
+                                  zFunc, argc, argc == 1 ? "" : "s"));
+    return;
+  }
+  rc = cksql_open_arg(ctx, zFunc, 0, argv[0], &f);
+  if (rc != SQLITE_OK) return; /* NULL -> NULL, or error reported */
+  if (ck_copy(ctx, &f) != SQLITE_OK) return;
+  for (i = 1; i < argc; i++) {
+    uint64_t h;
+    rc = cksql_hash_value(argv[i], f.p.seed, &h);
+    if (rc == SQLITE_DONE) continue;
+    if (rc != SQLITE_OK) {
+      sqlite3_free(f.blob);
+      sqlite3_result_error_nomem(ctx);
+      return;
+    }
+    rc = isAdd ? cf_insert(&f, cf_key_of(&f, h))
+               : cf_remove(&f, cf_key_of(&f, h));
+    if (rc != CF_OK && rc != CF_NOTFOUND) {
+      cksql_result_cf_error(ctx, zFunc, rc, &f);
+      sqlite3_free(f.blob);
+      return;
+    }
+  }
+  ck_result_filter(ctx, &f);
+}
+
+/*
+** cuckoo_contains(filter, item).  See rule 5 for the cache.
+*/
+typedef struct ck_cached {
+  int isCopy;     /* 0: first-row marker only; 1: f views our own copy */
+  cf_filter f;
+} ck_cached;
+
+static void ck_cached_free(void *p) {
+  ck_cached *c = (ck_cached *)p;
+  if (c->isCopy) sqlite3_free(c->f.blob);
+  sqlite3_free(c);
+}
+
+static void ck_contains(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  ck_cached *c = (ck_cached *)sqlite3_get_auxdata(ctx, 0);
+  cf_filter fLocal;
+  const cf_filter *f;
+  uint64_t h;
+  int rc;
+  (void)argc;
+
+  if (c && c->isCopy) {
+    f = &c->f;
+  } else {
+    rc = cksql_open_arg(ctx, "cuckoo_contains", 0, argv[0], &fLocal);
+    if (rc != SQLITE_OK) return;
+    f = &fLocal;
+  }
+  rc = cksql_hash_value(argv[1], f->p.seed, &h);
+  if (rc == SQLITE_DONE) return;
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_result_int(ctx, cf_contains(f, cf_key_of(f, h)));
+
+  if (c == 0) {
+    /* First row: leave a marker; it survives only for constants. */
+    c = sqlite3_malloc64(sizeof(*c));
+    if (c) {
+      memset(c, 0, sizeof(*c));
+      sqlite3_set_auxdata(ctx, 0, c, ck_cached_free);
+    }
+  } else if (!c->isCopy) {
+    /* Second row with the same constant filter: keep a private copy. */
+    ck_cached *n = sqlite3_malloc64(sizeof(*n));
+    uint8_t *buf = sqlite3_malloc64(fLocal.blob_size);
+    if (n && buf) {
+      memcpy(buf, fLocal.blob, fLocal.blob_size);
+      n->isCopy = 1;
+      n->f = fLocal;
+      cf_rebase(&n->f, buf);
+      sqlite3_set_auxdata(ctx, 0, n, ck_cached_free);
+    } else {
+      sqlite3_free(n);
+      sqlite3_free(buf);
+    }
+  }
+}
+
+/* cuckoo_count(filter) */
+static void ck_count(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  cf_filter f;
+  (void)argc;
+  if (cksql_open_arg(ctx, "cuckoo_count", 0, argv[0], &f) != SQLITE_OK)
+    return;
+  sqlite3_result_int64(ctx, (sqlite3_int64)f.count);
+}
+
+/* cuckoo_info(filter): a JSON object describing the filter. */
+static void ck_info(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  cf_filter f;
+  char *z;
+  double slots;
+  (void)argc;
+  if (cksql_open_arg(ctx, "cuckoo_info", 0, argv[0], &f) != SQLITE_OK) return;
+  slots = (double)f.p.nbuckets * f.p.bucket_size;
+  z = sqlite3_mprintf(
+      "{\"version\":%d,\"variant\":\"plain\",\"capacity\":%llu,"
+      "\"buckets\":%llu,\"bucket_size\":%u,\"fingerprint_bits\":%u,"
+      "\"count\":%llu,\"load_factor\":%!.6g,\"bytes\":%llu,"
+      "\"bits_per_item\":%!.6g,\"expected_fpr\":%!.6g,\"seed\":%llu}",
+      CF_VERSION, (unsigned long long)f.p.capacity,
+      (unsigned long long)f.p.nbuckets, f.p.bucket_size, f.p.fp_bits,
+      (unsigned long long)f.count, (double)f.count / slots,
+      (unsigned long long)f.blob_size,
+      (double)f.table_size * 8.0 / (double)f.p.capacity, cf_expected_fpr(&f),
+      (unsigned long long)f.p.seed);
+  if (z == 0) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_result_text(ctx, z, -1, sqlite3_free);
+}
+
+/* cuckoo_merge(a, b): the union of two compatible filters. */
+static void ck_merge(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  cf_filter a, b;
+  int rc;
+  (void)argc;
+  if (cksql_open_arg(ctx, "cuckoo_merge", 0, argv[0], &a) != SQLITE_OK) return;
+  if (cksql_open_arg(ctx, "cuckoo_merge", 1, argv[1], &b) != SQLITE_OK) return;
+  if (ck_copy(ctx, &a) != SQLITE_OK) return;
+  rc = cf_merge(&a, &b);
+  if (rc != CF_OK) {
+    if (rc == CF_MISMATCH) {
+      ck_error(ctx,
+               sqlite3_mprintf(
+                   "cuckoo_merge: filters are not compatible: argument 1 has "
+                   "buckets=%llu bucket_size=%u fingerprint_bits=%u seed=%llu,"
+                   " argument 2 has buckets=%llu bucket_size=%u "
+                   "fingerprint_bits=%u seed=%llu; only filters made with the"
+                   " same capacity, error_rate and options can be merged",
+                   (unsigned long long)a.p.nbuckets, a.p.bucket_size,
+                   a.p.fp_bits, (unsigned long long)a.p.seed,
+                   (unsigned long long)b.p.nbuckets, b.p.bucket_size,
+                   b.p.fp_bits, (unsigned long long)b.p.seed));
+    } else {
+      cksql_result_cf_error(ctx, "cuckoo_merge", rc, &a);
+    }
+    sqlite3_free(a.blob);
+    return;
+  }
+  ck_result_filter(ctx, &a);
+}
+
+static void ck_version(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  (void)argv;
+  sqlite3_result_text(ctx, CUCKOO_VERSION, -1, SQLITE_STATIC);
+}
+
+int cuckoo_register_functions(sqlite3 *db) {
+  static const struct {
+    const char *zName;
+    int nArg;
+    int isAdd; /* user data for cuckoo_add / cuckoo_remove */
+    void (*xFunc)(sqlite3_context *, int, sqlite3_value **);
+  } aFunc[] = {
+      {"cuckoo_new", 1, 0, ck_new},
+      {"cuckoo_new", 2, 0, ck_new},
+      {"cuckoo_new", 3, 0, ck_new},
+      {"cuckoo_add", -1, 1, ck_update},
+      {"cuckoo_remove", -1, 0, ck_update},
+      {"cuckoo_contains", 2, 0, ck_contains},
+      {"cuckoo_count", 1, 0, ck_count},
+      {"cuckoo_info", 1, 0, ck_info},
+      {"cuckoo_merge", 2, 0, ck_merge},
+      {"cuckoo_version", 0, 0, ck_version},
+  };
+  const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+  static int dummy;
+  int rc = SQLITE_OK;
+  size_t i;
+  for (i = 0; rc == SQLITE_OK && i < sizeof(aFunc) / sizeof(aFunc[0]); i++) {
+    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg, flags,
+                                 aFunc[i].isAdd ? (void *)&dummy : 0,
+                                 aFunc[i].xFunc, 0, 0);
+  }
+  return rc;
+}
