@@ -47,6 +47,16 @@ build/asan/%_test: tests/%_test.c $(EXTSRC) $(EXTHDR)
 	@mkdir -p build/asan
 	$(CC) -O1 -g $(SANFLAGS) $(WARN) -Iext -o $@ $< $(CORESRC) -lm
 
+# The out-of-memory sweep links SQLite and the extension statically.
+build/fault_test: tests/fault_test.c $(EXTSRC) $(EXTHDR)
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) -DSQLITE_CORE -Iext -o $@ $< $(EXTSRC) -lsqlite3 -lm
+
+build/asan/fault_test: tests/fault_test.c $(EXTSRC) $(EXTHDR)
+	@mkdir -p build/asan
+	$(CC) -O1 -g $(SANFLAGS) $(WARN) -DSQLITE_CORE -Iext -o $@ $< $(EXTSRC) \
+	  -lsqlite3 -lm
+
 build/asan/cuckoo.so: $(EXTSRC) $(EXTHDR)
 	@mkdir -p build/asan
 	$(CC) -O1 -g $(SANFLAGS) $(WARN) -fPIC -shared -o $@ $(EXTSRC) -lm
