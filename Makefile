@@ -6,6 +6,7 @@
 #   make asan     the suite again under -fsanitize=address,undefined
 #   make bench    benchmarks (tests/bench), printed as tables
 #   make static   libcuckoo.a built with -DSQLITE_CORE for static linking
+#   make fuzz     libFuzzer targets in tests/fuzz (test-fuzz: a short run)
 #
 # `make demo` and `make test` first install missing Debian packages
 # (the `deps` target checks with dpkg -s and only then runs apt-get).
@@ -20,9 +21,10 @@ CTESTS  := $(patsubst tests/%.c,build/%,$(wildcard tests/*_test.c))
 ATESTS  := $(patsubst tests/%.c,build/asan/%,$(wildcard tests/*_test.c))
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer
-PKGS    := gcc make tcl libsqlite3-dev libsqlite3-tcl libxxhash-dev sqlite3
+PKGS    := gcc make tcl libsqlite3-dev libsqlite3-tcl libxxhash-dev sqlite3 \
+           clang libclang-rt-14-dev
 
-.PHONY: all deps test asan demo bench static clean
+.PHONY: all deps test asan demo bench static clean fuzz test-fuzz
 
 all: cuckoo.so
 
@@ -79,6 +81,14 @@ demo: deps cuckoo.so
 
 bench: deps cuckoo.so
 	$(MAKE) -C tests/bench run
+
+# libFuzzer targets (clang): `fuzz` runs each for a while, `test-fuzz`
+# briefly (CI).
+fuzz: deps
+	$(MAKE) -C tests/fuzz run
+
+test-fuzz: deps
+	$(MAKE) -C tests/fuzz short
 
 static: $(EXTSRC) $(EXTHDR)
 	@mkdir -p build/static

@@ -142,6 +142,18 @@ static void cf_setup(cf_filter *f, uint8_t *buf) {
   f->blob_size = CF_HEADER_SIZE + f->table_size;
   f->fp_mask = (f->p.fp_bits == 32) ? 0xffffffffu
                                      : (((uint64_t)1 << f->p.fp_bits) - 1);
+  f->bucket_bits = f->p.bucket_size * f->p.fp_bits;
+  f->swar = 0;
+#ifndef CF_NO_SWAR
+  if (f->bucket_bits <= 57) {
+    unsigned s;
+    f->swar = 1;
+    f->lo = 0;
+    for (s = 0; s < f->p.bucket_size; s++) f->lo |= (uint64_t)1 << (s * f->p.fp_bits);
+    f->hi = f->lo << (f->p.fp_bits - 1);
+    f->bucket_mask = ((uint64_t)1 << f->bucket_bits) - 1;
+  }
+#endif
 }
 
 static void cf_write_count(cf_filter *f) { cf_put_u64(f->blob + 24, f->count); }
@@ -353,9 +365,30 @@ void cf_slot_set(cf_filter *f, uint64_t bucket, unsigned slot, uint32_t fp) {
   cf_set(f, bucket, slot, fp);
 }
 
+/*
+** Whole-bucket probing.  A bucket of b*f <= 57 bits is one 64-bit load.
+** x = bucket XOR (fp repeated in every field) has a zero field exactly
+** where fp is stored; (x - lo) & ~x & hi is nonzero iff some field of x is
+** zero, and its lowest set bit lies in the lowest zero field (a borrow
+** only travels upward from a zero field), so it also gives the slot.
+*/
+static inline uint64_t cf_bucket_word(const cf_filter *f, uint32_t i) {
+  uint64_t bit = (uint64_t)i * f->bucket_bits;
+  uint64_t w = cf_load_window(f->table, f->table_size, (size_t)(bit >> 3));
+  return (w >> (bit & 7)) & f->bucket_mask;
+}
+
+static inline uint64_t cf_zero_fields(const cf_filter *f, uint64_t x) {
+  return (x - f->lo) & ~x & f->hi;
+}
+
 /* Index of fp in bucket i, or -1. */
 static inline int cf_find(const cf_filter *f, uint32_t i, uint32_t fp) {
   unsigned s;
+  if (f->swar) {
+    uint64_t z = cf_zero_fields(f, cf_bucket_word(f, i) ^ (fp * f->lo));
+    return z ? (int)((unsigned)__builtin_ctzll(z) / f->p.fp_bits) : -1;
+  }
   for (s = 0; s < f->p.bucket_size; s++) {
     if (cf_get(f, i, s) == fp) return (int)s;
   }
@@ -375,6 +408,12 @@ static inline unsigned cf_count_in(const cf_filter *f, uint32_t i,
 
 int cf_contains(const cf_filter *f, cf_key k) {
   uint32_t i2;
+  if (f->swar) {
+    uint64_t pat = k.fp * f->lo;
+    i2 = cf_alt_bucket(f->p.nbuckets, k.i1, k.fp);
+    return (cf_zero_fields(f, cf_bucket_word(f, k.i1) ^ pat) |
+            cf_zero_fields(f, cf_bucket_word(f, i2) ^ pat)) != 0;
+  }
   if (cf_find(f, k.i1, k.fp) >= 0) return 1;
   i2 = cf_alt_bucket(f->p.nbuckets, k.i1, k.fp);
   return i2 != k.i1 && cf_find(f, i2, k.fp) >= 0;
@@ -496,10 +535,24 @@ static int cf_mem_set(void *ctx, uint32_t bucket, unsigned slot,
 }
 
 static int cf_place(cf_filter *f, uint32_t i1, uint32_t fp) {
-  int rc;
+  int rc, s;
+  uint32_t i2;
   if (f->count >= f->p.nbuckets * f->p.bucket_size) return CF_FULL;
+  /* Fast path: a free slot in either bucket (same choice as cf_place_x). */
+  if ((s = cf_find(f, i1, 0)) >= 0) {
+    cf_set(f, i1, (unsigned)s, fp);
+    rc = CF_OK;
+    goto done;
+  }
+  i2 = cf_alt_bucket(f->p.nbuckets, i1, fp);
+  if (i2 != i1 && (s = cf_find(f, i2, 0)) >= 0) {
+    cf_set(f, i2, (unsigned)s, fp);
+    rc = CF_OK;
+    goto done;
+  }
   rc = cf_place_x(cf_mem_get, cf_mem_set, f, f->p.nbuckets,
                   f->p.bucket_size, i1, fp);
+done:
   if (rc == CF_OK) {
     f->count++;
     cf_write_count(f);

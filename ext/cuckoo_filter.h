@@ -76,6 +76,12 @@ typedef struct cf_filter {
   size_t table_size; /* ceil(m * b * f / 8) */
   uint64_t count;    /* items stored (mirrors the header) */
   uint64_t fp_mask;  /* (1 << f) - 1 */
+  /* Whole-bucket probing (b*f <= 57 bits: one 64-bit load per bucket). */
+  int swar;          /* 1 if the fields below are in use */
+  unsigned bucket_bits; /* b * f */
+  uint64_t lo;       /* 1 at the lowest bit of every slot field */
+  uint64_t hi;       /* 1 at the highest bit of every slot field */
+  uint64_t bucket_mask; /* (1 << bucket_bits) - 1 */
 } cf_filter;
 
 /* An item reduced to where it lives and what is stored. */
