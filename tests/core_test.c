@@ -1,0 +1,1054 @@
+/*
+** core_test.c: correctness and robustness tests of the SQLite-free core
+** (ext/cuckoo_filter.c), run by `make test` and, under ASan/UBSan, by
+** `make asan`.
+**
+** What is checked (letters as in the test plan):
+**   a. a randomized model test: add/remove/contains against an exact
+**      multiset, b = 2, 4, 8, several fingerprint widths, many bucket
+**      counts that are not powers of two.  After every batch: no false
+**      negative, count == model size == cf_count_slots(), copies >= model.
+**   b. fill to failure: the failing insert leaves the buffer byte-identical,
+**      every inserted item is still found, the load at failure is high.
+**   c. too many copies: 2b copies fit, the next is CF_TOO_MANY, unchanged.
+**   d. determinism: equal sequences give equal bytes, plus golden hashes
+**      that pin the format, the hashing and the kick choices.
+**   e. the capacity guarantee: `capacity` distinct items always fit, the
+**      space per item and the measured false-positive rate are in bounds.
+**   f. cf_open() rejects every malformed header; random and mutated
+**      buffers never crash (ASan), accepted ones survive every operation.
+**   g. value hashing identities (SPEC §2).
+**   h. merge: union, mismatch detection.
+**   i. callback stores equal the in-memory table; failing accessors undo.
+**
+** Deterministic: every random choice comes from a fixed-seed generator.
+** CUCKOO_SANITIZED=1 in the environment scales the loops down ~5x.
+** The last line is "core_test: N passed, N failed".
+*/
+#include "cuckoo_filter.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+static int nPass = 0, nFail = 0;
+static int scale = 1; /* divisor for loop sizes under sanitizers */
+
+#define CHECK(cond) check_((cond) != 0, #cond, __FILE__, __LINE__, "")
+#define CHECKF(cond, ...)                                                      \
+  do {                                                                         \
+    char zCtx_[256];                                                           \
+    snprintf(zCtx_, sizeof(zCtx_), __VA_ARGS__);                               \
+    check_((cond) != 0, #cond, __FILE__, __LINE__, zCtx_);                     \
+  } while (0)
+
+static void check_(int ok, const char *zExpr, const char *zFile, int line,
+                   const char *zCtx) {
+  if (ok) {
+    nPass++;
+    return;
+  }
+  nFail++;
+  if (nFail <= 100) {
+    printf("! %s:%d: CHECK failed: %s %s\n", zFile, line, zExpr, zCtx);
+  }
+}
+
+/* splitmix64: the only source of randomness, always seeded explicitly. */
+typedef struct rng {
+  uint64_t s;
+} rng;
+static uint64_t rnd(rng *r) {
+  uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+static uint64_t rnd_below(rng *r, uint64_t n) { return rnd(r) % n; }
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (p == 0) {
+    printf("core_test: out of memory\n");
+    exit(2);
+  }
+  return p;
+}
+
+/* A filter with explicit geometry in a malloc'd buffer of exact size. */
+static uint8_t *make_filter(cf_filter *f, uint64_t m, unsigned b, unsigned fp,
+                            uint64_t seed) {
+  cf_params p;
+  uint8_t *buf;
+  memset(&p, 0, sizeof(p));
+  p.nbuckets = m;
+  p.bucket_size = b;
+  p.fp_bits = fp;
+  p.capacity = m * b;
+  p.seed = seed;
+  if (cf_params_check(&p) != CF_OK) {
+    printf("core_test: bad params m=%llu b=%u f=%u\n", (unsigned long long)m,
+           b, fp);
+    exit(2);
+  }
+  buf = xmalloc((size_t)cf_blob_size(&p));
+  cf_init(f, &p, buf);
+  return buf;
+}
+
+/* Item id -> key: ids are hashed as SQL integers with the filter's seed. */
+static cf_key key_of_id(const cf_filter *f, uint64_t id) {
+  return cf_key_of(f, cf_hash_int(f->p.seed, (int64_t)(id * 0x2545f4914f6cdd1dULL)));
+}
+
+/* ---------------------------------------------------------------------
+** (a) Randomized model test.
+*/
+
+typedef struct model {
+  uint64_t nUniverse; /* item ids are 0 .. nUniverse-1 */
+  uint8_t *copies;    /* copies[id] */
+  uint64_t *present;  /* ids with copies > 0 */
+  uint64_t *pos;      /* pos[id]: index in present[], if copies > 0 */
+  uint64_t nPresent;
+  uint64_t total; /* sum of copies */
+} model;
+
+static void model_init(model *md, uint64_t n) {
+  md->nUniverse = n;
+  md->copies = calloc(n, 1);
+  md->present = xmalloc(n * sizeof(uint64_t));
+  md->pos = xmalloc(n * sizeof(uint64_t));
+  md->nPresent = 0;
+  md->total = 0;
+  if (md->copies == 0) exit(2);
+}
+static void model_free(model *md) {
+  free(md->copies);
+  free(md->present);
+  free(md->pos);
+}
+static void model_add(model *md, uint64_t id) {
+  if (md->copies[id]++ == 0) {
+    md->pos[id] = md->nPresent;
+    md->present[md->nPresent++] = id;
+  }
+  md->total++;
+}
+static void model_remove(model *md, uint64_t id) {
+  if (--md->copies[id] == 0) {
+    uint64_t last = md->present[--md->nPresent];
+    md->present[md->pos[id]] = last;
+    md->pos[last] = md->pos[id];
+  }
+  md->total--;
+}
+
+/* Full consistency check of filter against model; returns #problems. */
+static int model_verify(const cf_filter *f, const model *md) {
+  uint64_t i;
+  int bad = 0;
+  for (i = 0; i < md->nPresent; i++) {
+    uint64_t id = md->present[i];
+    cf_key k = key_of_id(f, id);
+    if (!cf_contains(f, k)) bad++;
+    if (cf_copies(f, k) < md->copies[id]) bad++;
+  }
+  if (f->count != md->total) bad++;
+  if (cf_count_slots(f) != f->count) bad++;
+  if (cf_get_u64(f->blob + 24) != f->count) bad++;
+  return bad;
+}
+
+static uint64_t g_model_ops = 0;
+
+static void run_model(uint64_t m, unsigned b, unsigned fp, double target,
+                      uint64_t nOps, uint64_t seed) {
+  cf_filter f;
+  uint8_t *buf = make_filter(&f, m, b, fp, seed);
+  uint64_t slots = m * b;
+  uint64_t batch = slots / 4 > 500 ? slots / 4 : 500;
+  model md;
+  rng r = {seed * 7919 + m * 31 + b * 7 + fp};
+  uint64_t op, nFalseNeg = 0, nVerifyBad = 0, nInsertFail = 0;
+  uint64_t nBadFail = 0, nRemoveMiss = 0, maxTotal = 0;
+  model_init(&md, slots * 2 + 8);
+  for (op = 1; op <= nOps; op++) {
+    uint64_t x = rnd(&r);
+    double load = (double)md.total / (double)slots;
+    int choice = (int)(x % 100);
+    if (load < target ? choice < 60 : choice < 25) {
+      /* add: a fresh id, or another copy of a present one */
+      uint64_t id;
+      int rc;
+      uint64_t before = f.count;
+      if (md.nPresent > 0 && (x >> 32) % 8 == 0) {
+        id = md.present[rnd_below(&r, md.nPresent)];
+        if (md.copies[id] >= 3) id = rnd_below(&r, md.nUniverse);
+      } else {
+        id = rnd_below(&r, md.nUniverse);
+      }
+      rc = cf_insert(&f, key_of_id(&f, id));
+      if (rc == CF_OK) {
+        model_add(&md, id);
+      } else {
+        nInsertFail++;
+        if ((rc != CF_FULL && rc != CF_TOO_MANY) || f.count != before)
+          nBadFail++;
+      }
+    } else if (choice < 85 && md.nPresent > 0) {
+      uint64_t id = md.present[rnd_below(&r, md.nPresent)];
+      if (cf_remove(&f, key_of_id(&f, id)) == CF_OK) {
+        model_remove(&md, id);
+      } else {
+        nRemoveMiss++;
+      }
+    } else {
+      /* contains: a present id must be found */
+      if (md.nPresent > 0) {
+        uint64_t id = md.present[rnd_below(&r, md.nPresent)];
+        if (!cf_contains(&f, key_of_id(&f, id))) nFalseNeg++;
+      }
+      (void)cf_contains(&f, key_of_id(&f, rnd_below(&r, md.nUniverse)));
+    }
+    if (md.total > maxTotal) maxTotal = md.total;
+    if (op % batch == 0 || op == nOps) nVerifyBad += model_verify(&f, &md);
+  }
+  g_model_ops += nOps;
+  CHECKF(nFalseNeg == 0, "m=%llu b=%u f=%u: %llu false negatives",
+         (unsigned long long)m, b, fp, (unsigned long long)nFalseNeg);
+  CHECKF(nVerifyBad == 0, "m=%llu b=%u f=%u: %llu verify problems",
+         (unsigned long long)m, b, fp, (unsigned long long)nVerifyBad);
+  CHECKF(nBadFail == 0, "m=%llu b=%u f=%u: %llu bad insert failures",
+         (unsigned long long)m, b, fp, (unsigned long long)nBadFail);
+  CHECKF(nRemoveMiss == 0, "m=%llu b=%u f=%u: %llu removes of present items "
+         "not found", (unsigned long long)m, b, fp,
+         (unsigned long long)nRemoveMiss);
+  /* A run that never got near its target load tested too little. */
+  CHECKF(2.0 * (double)maxTotal >= target * (double)slots,
+         "m=%llu b=%u f=%u: load never got near the target",
+         (unsigned long long)m, b, fp);
+  model_free(&md);
+  free(buf);
+}
+
+static void test_model(void) {
+  static const uint64_t aM[] = {1, 2, 3, 7, 13, 100, 257, 1000, 1023, 4099,
+                                12345};
+  static const unsigned aB[] = {2, 4, 8};
+  static const unsigned aF[] = {4, 7, 12, 16, 19, 32};
+  size_t im, ib, iF;
+  uint64_t seed = 1;
+  for (ib = 0; ib < 3; ib++) {
+    unsigned b = aB[ib];
+    double target = b == 2 ? 0.80 : b == 4 ? 0.90 : 0.93;
+    for (iF = 0; iF < sizeof(aF) / sizeof(aF[0]); iF++) {
+      for (im = 0; im < sizeof(aM) / sizeof(aM[0]); im++) {
+        uint64_t m = aM[im];
+        uint64_t nOps = m * b * 4;
+        if (nOps < 2000) nOps = 2000;
+        if (nOps > 400000) nOps = 400000;
+        /* skip a few combinations to bound the run time */
+        if (m == 12345 && aF[iF] != 12 && aF[iF] != 32) continue;
+        run_model(m, b, aF[iF], aF[iF] == 4 && b == 2 ? 0.3 : target,
+                  nOps / (uint64_t)scale + 100, seed++);
+      }
+    }
+  }
+  printf("model test: %llu operations\n", (unsigned long long)g_model_ops);
+  CHECK(g_model_ops >= (uint64_t)1000000 / (uint64_t)scale);
+}
+
+/* ---------------------------------------------------------------------
+** (b) Fill to failure.
+*/
+static void fill_to_failure(uint64_t m, unsigned b, unsigned fp, uint64_t seed,
+                            double *pLoad) {
+  cf_filter f;
+  uint8_t *buf = make_filter(&f, m, b, fp, seed);
+  uint8_t *copy = xmalloc(f.blob_size);
+  uint64_t id, n = 0, lost = 0, extraBad = 0;
+  int rc = CF_OK;
+  for (id = 0;; id++) {
+    memcpy(copy, buf, f.blob_size);
+    rc = cf_insert(&f, key_of_id(&f, id));
+    if (rc != CF_OK) break;
+    n++;
+  }
+  CHECKF(rc == CF_FULL || rc == CF_TOO_MANY, "m=%llu b=%u f=%u rc=%d",
+         (unsigned long long)m, b, fp, rc);
+  CHECKF(memcmp(copy, buf, f.blob_size) == 0,
+         "m=%llu b=%u f=%u: failed insert changed the buffer",
+         (unsigned long long)m, b, fp);
+  CHECK(f.count == n && cf_count_slots(&f) == n);
+  for (id = 0; id < n; id++) lost += !cf_contains(&f, key_of_id(&f, id));
+  CHECKF(lost == 0, "m=%llu b=%u f=%u: %llu items lost",
+         (unsigned long long)m, b, fp, (unsigned long long)lost);
+  /* More attempts after the first failure: each succeeds or changes
+  ** nothing, and nothing already stored is lost. */
+  for (id = n + 1; id < n + 200; id++) {
+    memcpy(copy, buf, f.blob_size);
+    rc = cf_insert(&f, key_of_id(&f, id));
+    if (rc != CF_OK && memcmp(copy, buf, f.blob_size) != 0) extraBad++;
+  }
+  CHECK(extraBad == 0);
+  for (id = 0; id < n; id++) lost += !cf_contains(&f, key_of_id(&f, id));
+  CHECK(lost == 0);
+  *pLoad = (double)n / (double)(m * b);
+  free(copy);
+  free(buf);
+}
+
+static void test_fill(void) {
+  static const uint64_t aM[] = {1000, 1001, 2047, 3333, 5000};
+  static const unsigned aF[] = {6, 8, 12, 16, 32};
+  unsigned ib, iF, im, s;
+  for (ib = 0; ib < 3; ib++) {
+    unsigned b = 2u << ib;
+    for (iF = 0; iF < 5; iF++) {
+      double minLoad = 1.0;
+      for (im = 0; im < 5; im++) {
+        for (s = 0; s < (scale > 1 ? 1u : 3u); s++) {
+          double load;
+          fill_to_failure(aM[im], b, aF[iF], 100 + s * 17 + im, &load);
+          if (load < minLoad) minLoad = load;
+        }
+      }
+      printf("fill: b=%u f=%-2u min load at failure %.4f\n", b, aF[iF],
+             minLoad);
+      /* b=4 per the test plan and the paper (95%); b=2 and b=8 with the
+      ** paper's figures (84%, 98%) less a little for small tables. */
+      if (b == 4) CHECKF(minLoad >= 0.94, "b=4 f=%u load %.4f", aF[iF], minLoad);
+      if (b == 8) CHECKF(minLoad >= 0.97, "b=8 f=%u load %.4f", aF[iF], minLoad);
+      if (b == 2 && aF[iF] >= 8)
+        CHECKF(minLoad >= 0.84, "b=2 f=%u load %.4f", aF[iF], minLoad);
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------
+** (c) Too many copies of one item.
+*/
+static void test_too_many(void) {
+  unsigned b;
+  for (b = 2; b <= 8; b *= 2) {
+    cf_filter f;
+    uint8_t *buf = make_filter(&f, 1000, b, 16, 5);
+    uint8_t *copy = xmalloc(f.blob_size);
+    uint64_t id;
+    cf_key k;
+    unsigned i, nOk = 0;
+    /* an item whose two buckets differ */
+    for (id = 0;; id++) {
+      k = key_of_id(&f, id);
+      if (cf_alt_bucket(f.p.nbuckets, k.i1, k.fp) != k.i1) break;
+    }
+    for (i = 0; i < 2 * b; i++) nOk += cf_insert(&f, k) == CF_OK;
+    CHECKF(nOk == 2 * b, "b=%u: %u of %u copies stored", b, nOk, 2 * b);
+    CHECK(cf_copies(&f, k) == 2 * b);
+    memcpy(copy, buf, f.blob_size);
+    CHECKF(cf_insert(&f, k) == CF_TOO_MANY, "b=%u", b);
+    CHECK(memcmp(copy, buf, f.blob_size) == 0);
+    CHECK(f.count == 2 * b);
+    /* other items still go in around it */
+    CHECK(cf_insert(&f, key_of_id(&f, id + 1)) == CF_OK);
+    /* removing the copies one by one */
+    for (i = 0; i < 2 * b; i++) CHECK(cf_remove(&f, k) == CF_OK);
+    CHECK(cf_remove(&f, k) == CF_NOTFOUND);
+    CHECK(!cf_contains(&f, k) && cf_copies(&f, k) == 0);
+    CHECK(cf_contains(&f, key_of_id(&f, id + 1)));
+    free(buf);
+    free(copy);
+
+    /* an item whose two buckets coincide: b copies, then CF_TOO_MANY */
+    buf = make_filter(&f, 3, b, 16, 9);
+    copy = xmalloc(f.blob_size);
+    for (id = 0;; id++) {
+      k = key_of_id(&f, id);
+      if (cf_alt_bucket(f.p.nbuckets, k.i1, k.fp) == k.i1) break;
+    }
+    for (i = 0, nOk = 0; i < b; i++) nOk += cf_insert(&f, k) == CF_OK;
+    CHECKF(nOk == b, "b=%u one bucket: %u of %u copies", b, nOk, b);
+    memcpy(copy, buf, f.blob_size);
+    CHECKF(cf_insert(&f, k) == CF_TOO_MANY, "b=%u one bucket", b);
+    CHECK(memcmp(copy, buf, f.blob_size) == 0);
+    free(buf);
+    free(copy);
+  }
+}
+
+/* ---------------------------------------------------------------------
+** (d) Determinism and golden values.
+*/
+
+/* A fixed sequence with many kicks and a few failures. */
+static uint64_t golden_sequence(uint8_t **ppBuf, size_t *pn, uint64_t m,
+                                unsigned b, unsigned fp, uint64_t seed) {
+  cf_filter f;
+  uint8_t *buf = make_filter(&f, m, b, fp, seed);
+  rng r = {42};
+  uint64_t i, acc = 0;
+  for (i = 0; i < m * b + 50; i++) {
+    acc = acc * 31 + (uint64_t)cf_insert(&f, key_of_id(&f, i));
+  }
+  for (i = 0; i < m * b / 3; i++) {
+    acc = acc * 31 + (uint64_t)cf_remove(&f, key_of_id(&f, rnd_below(&r, m * b)));
+  }
+  for (i = 0; i < m; i++) {
+    acc = acc * 31 +
+          (uint64_t)cf_insert(&f, key_of_id(&f, 1000000 + rnd_below(&r, 50)));
+  }
+  *ppBuf = buf;
+  *pn = f.blob_size;
+  return acc;
+}
+
+static void test_determinism(void) {
+  uint8_t *a, *b;
+  size_t na, nb;
+  uint64_t ra, rb, h;
+  static const struct {
+    uint64_t m;
+    unsigned b, f;
+    uint64_t seed;
+    uint64_t golden; /* XXH3-64 of the final BLOB */
+  } aCase[] = {
+      {1000, 4, 12, 0, 0x6a210e390d3b6fffULL},
+      {777, 2, 9, 12345, 0x9d6a5ce9cdc6ce7dULL},
+      {301, 8, 7, 0xdeadbeefcafeULL, 0x5d309204698c32d0ULL},
+      {513, 4, 32, 3, 0xdf82d13655edb3beULL},
+  };
+  size_t i;
+  for (i = 0; i < sizeof(aCase) / sizeof(aCase[0]); i++) {
+    ra = golden_sequence(&a, &na, aCase[i].m, aCase[i].b, aCase[i].f,
+                         aCase[i].seed);
+    rb = golden_sequence(&b, &nb, aCase[i].m, aCase[i].b, aCase[i].f,
+                         aCase[i].seed);
+    CHECK(ra == rb && na == nb && memcmp(a, b, na) == 0);
+    h = XXH3_64bits(a, na);
+    /* These constants pin the BLOB format, the item hashing, the key
+    ** split and the kick choices: a change to any of them changes the
+    ** bytes that existing databases hold.  Update them only together with
+    ** a format version bump. */
+    CHECKF(h == aCase[i].golden, "case %zu: got 0x%016llxULL", i,
+           (unsigned long long)h);
+    free(a);
+    free(b);
+  }
+  /* Pinned item hashes (SPEC §2: XXH3-64 with the filter's seed). */
+  CHECKF(cf_hash_int(0, 42) == 0xa8a3669bf021b742ULL, "got 0x%016llxULL",
+         (unsigned long long)cf_hash_int(0, 42));
+  CHECKF(cf_hash_text(0, "abc", 3) == 0xfb426e02b29d6d83ULL, "got 0x%016llxULL",
+         (unsigned long long)cf_hash_text(0, "abc", 3));
+  CHECKF(cf_hash_blob(7, "abc", 3) == 0xb7167be78205bcd4ULL, "got 0x%016llxULL",
+         (unsigned long long)cf_hash_blob(7, "abc", 3));
+  CHECKF(cf_hash_real(0, 42.5) == 0xd615b242d4fcf5f5ULL, "got 0x%016llxULL",
+         (unsigned long long)cf_hash_real(0, 42.5));
+}
+
+/* ---------------------------------------------------------------------
+** (e) Capacity guarantee, space and false-positive rate.
+*/
+static void test_capacity(void) {
+  static const uint64_t aCap[] = {1,    2,     3,       10,     100,
+                                  1000, 12345, 1000000, 1500000};
+  static const double aEps[] = {0.01, 0.001, 0.0001};
+  size_t ic, ie;
+  uint64_t nProbe = 1000000 / (uint64_t)scale;
+  for (ie = 0; ie < 3; ie++) {
+    for (ic = 0; ic < sizeof(aCap) / sizeof(aCap[0]); ic++) {
+      uint64_t cap = aCap[ic], i, nFail = 0, nFp = 0;
+      double eps = aEps[ie], bits, bound, fpr;
+      cf_params p;
+      cf_filter f;
+      uint8_t *buf;
+      if (scale > 1 && cap > 100000 && ie > 0) continue;
+      CHECK(cf_params_for(&p, cap, eps, 4, 77) == CF_OK);
+      buf = xmalloc((size_t)cf_blob_size(&p));
+      CHECK(cf_init(&f, &p, buf) == CF_OK);
+      for (i = 0; i < cap; i++) nFail += cf_insert(&f, key_of_id(&f, i)) != CF_OK;
+      CHECKF(nFail == 0, "capacity %llu eps %g: %llu inserts failed",
+             (unsigned long long)cap, eps, (unsigned long long)nFail);
+      CHECK(f.count == cap);
+      bits = (double)f.table_size * 8.0 / (double)cap;
+      bound = 1.06 * p.fp_bits / 0.95;
+      /* SPEC §3's bound cannot hold for tiny capacities (one bucket of
+      ** four slots already gives 4f bits per item for capacity 1): check
+      ** it from 1000 items up, and for smaller filters that the table is
+      ** no larger than twice the items plus a bucket. */
+      if (cap >= 1000) {
+        CHECKF(bits <= bound, "capacity %llu eps %g: %.3f bits/item > %.3f",
+               (unsigned long long)cap, eps, bits, bound);
+      } else {
+        CHECKF(p.nbuckets * 4 <= 2 * cap + 8,
+               "capacity %llu: %llu slots", (unsigned long long)cap,
+               (unsigned long long)(p.nbuckets * 4));
+      }
+      for (i = 0; i < nProbe; i++) {
+        nFp += cf_contains(&f, key_of_id(&f, (uint64_t)1 << 40 | i));
+      }
+      fpr = (double)nFp / (double)nProbe;
+      CHECKF(fpr <= eps, "capacity %llu eps %g: measured fpr %g",
+             (unsigned long long)cap, eps, fpr);
+      if (cap == 1000000) {
+        printf("capacity %llu eps %g: f=%u m=%llu %.3f bits/item "
+               "(bound %.3f) fpr %.6f\n",
+               (unsigned long long)cap, eps, p.fp_bits,
+               (unsigned long long)p.nbuckets, bits, bound, fpr);
+      }
+      free(buf);
+    }
+  }
+  /* cf_fp_bits_for follows the paper: f = ceil(log2(2b/eps)). */
+  CHECK(cf_fp_bits_for(0.01, 4) == 10);
+  CHECK(cf_fp_bits_for(0.001, 4) == 13);
+  CHECK(cf_fp_bits_for(0.0001, 4) == 17);
+  CHECK(cf_fp_bits_for(0.5, 2) == CF_MIN_FP_BITS);
+  CHECK(cf_fp_bits_for(0.0, 4) == 0 && cf_fp_bits_for(1.0, 4) == 0);
+  CHECK(cf_fp_bits_for(1e-12, 4) == 0);
+  {
+    cf_params p;
+    CHECK(cf_params_for(&p, 0, 0.01, 4, 0) == CF_RANGE);
+    CHECK(cf_params_for(&p, 10, 0.01, 3, 0) == CF_RANGE);
+    CHECK(cf_params_for(&p, 10, 1.5, 4, 0) == CF_RANGE);
+    CHECK(cf_params_for(&p, 10, NAN, 4, 0) == CF_RANGE);
+    CHECK(cf_params_for(&p, (uint64_t)1 << 40, 0.01, 4, 0) == CF_RANGE);
+    CHECK(cf_params_for(&p, UINT64_MAX, 0.01, 8, 0) == CF_RANGE);
+  }
+}
+
+/* ---------------------------------------------------------------------
+** (f) cf_open: rejection of malformed buffers, robustness.
+*/
+
+static int open_copy(const uint8_t *src, size_t n, const char **pzWhy) {
+  /* exact-size heap copy so that ASan sees any overread */
+  uint8_t *p = xmalloc(n);
+  cf_filter f;
+  int rc;
+  memcpy(p, src, n);
+  rc = cf_open(&f, p, n, pzWhy);
+  free(p);
+  return rc;
+}
+
+/* Exercise an accepted buffer: every operation on a private copy. */
+static int exercise(const uint8_t *src, size_t n, rng *r) {
+  uint8_t *p = xmalloc(n);
+  uint8_t *q;
+  cf_filter f, g;
+  int i;
+  memcpy(p, src, n);
+  int bad = 0;
+  if (cf_open(&f, p, n, 0) != CF_OK) {
+    free(p);
+    return 1;
+  }
+  for (i = 0; i < 20; i++) {
+    cf_key k = cf_key_of(&f, rnd(r));
+    int rc;
+    (void)cf_contains(&f, k);
+    (void)cf_copies(&f, k);
+    rc = cf_insert(&f, k);
+    if (rc != CF_OK && rc != CF_FULL && rc != CF_TOO_MANY) bad++;
+    if (rc == CF_OK && !cf_contains(&f, k)) bad++;
+    rc = cf_remove(&f, cf_key_of(&f, rnd(r)));
+    if (rc != CF_OK && rc != CF_NOTFOUND && rc != CF_CORRUPT) bad++;
+  }
+  (void)cf_count_slots(&f);
+  (void)cf_expected_fpr(&f);
+  /* merge with a copy of itself */
+  q = xmalloc(n);
+  memcpy(q, p, n);
+  if (cf_open(&g, q, n, 0) == CF_OK) (void)cf_merge(&g, &f);
+  free(q);
+  free(p);
+  return bad;
+}
+
+static void put_hdr(uint8_t *h, unsigned b, unsigned fp, uint64_t m,
+                    uint64_t cap, uint64_t count, uint64_t seed) {
+  memcpy(h, "CKOO", 4);
+  h[4] = 1;
+  h[5] = 0;
+  h[6] = (uint8_t)b;
+  h[7] = (uint8_t)fp;
+  cf_put_u64(h + 8, m);
+  cf_put_u64(h + 16, cap);
+  cf_put_u64(h + 24, count);
+  cf_put_u64(h + 32, seed);
+}
+
+static void test_open(void) {
+  cf_filter f;
+  uint8_t *buf, *mut;
+  size_t n, i;
+  const char *zWhy;
+  rng r = {2024};
+  int iter, nAccepted = 0, nIter = 20000 / scale, nBad = 0;
+
+  /* A valid filter with padding bits: m=5 b=2 f=7 -> 70 bits, 9 bytes. */
+  buf = make_filter(&f, 5, 2, 7, 99);
+  n = f.blob_size;
+  CHECK(n == 40 + 9);
+  for (i = 0; i < 6; i++) CHECK(cf_insert(&f, key_of_id(&f, i)) == CF_OK);
+  CHECK(open_copy(buf, n, &zWhy) == CF_OK && zWhy == 0);
+  mut = xmalloc(n + 16);
+
+#define MUTATE(label, stmt, expectOk)                                          \
+  do {                                                                         \
+    size_t nm = n;                                                             \
+    memcpy(mut, buf, n);                                                       \
+    stmt;                                                                      \
+    zWhy = 0;                                                                  \
+    CHECKF((open_copy(mut, nm, &zWhy) == CF_OK) == (expectOk), "%s", label);   \
+    if (!(expectOk)) CHECKF(zWhy != 0 && zWhy[0] != 0, "%s: no reason", label); \
+  } while (0)
+
+  MUTATE("unchanged", (void)0, 1);
+  MUTATE("empty", nm = 0, 0);
+  MUTATE("39 bytes", nm = 39, 0);
+  MUTATE("header only", nm = 40, 0);
+  MUTATE("truncated by 1", nm = n - 1, 0);
+  MUTATE("extended by 1", (mut[n] = 0, nm = n + 1), 0);
+  MUTATE("extended by 8", (memset(mut + n, 0, 8), nm = n + 8), 0);
+  MUTATE("magic", mut[0] = 'c', 0);
+  MUTATE("magic 3", mut[3] = 'P', 0);
+  MUTATE("version 0", mut[4] = 0, 0);
+  MUTATE("version 2", mut[4] = 2, 0);
+  MUTATE("flags 1", mut[5] = 1, 0);
+  MUTATE("flags 0x80", mut[5] = 0x80, 0);
+  MUTATE("b=0", mut[6] = 0, 0);
+  MUTATE("b=3", mut[6] = 3, 0);
+  MUTATE("b=16", mut[6] = 16, 0);
+  MUTATE("f=3", mut[7] = 3, 0);
+  MUTATE("f=33", mut[7] = 33, 0);
+  MUTATE("f=0", mut[7] = 0, 0);
+  MUTATE("f=255", mut[7] = 255, 0);
+  MUTATE("m=0", cf_put_u64(mut + 8, 0), 0);
+  MUTATE("m=6", cf_put_u64(mut + 8, 6), 0);
+  MUTATE("m=2^32-1", cf_put_u64(mut + 8, 0xffffffffULL), 0);
+  MUTATE("m=2^63", cf_put_u64(mut + 8, (uint64_t)1 << 63), 0);
+  MUTATE("m=2^64-1", cf_put_u64(mut + 8, UINT64_MAX), 0);
+  MUTATE("capacity 0", cf_put_u64(mut + 16, 0), 0);
+  MUTATE("capacity m*b", cf_put_u64(mut + 16, 10), 1);
+  MUTATE("capacity m*b+1", cf_put_u64(mut + 16, 11), 0);
+  MUTATE("capacity 2^64-1", cf_put_u64(mut + 16, UINT64_MAX), 0);
+  MUTATE("count m*b", cf_put_u64(mut + 24, 10), 1);
+  MUTATE("count m*b+1", cf_put_u64(mut + 24, 11), 0);
+  MUTATE("count 2^64-1", cf_put_u64(mut + 24, UINT64_MAX), 0);
+  MUTATE("seed", cf_put_u64(mut + 32, 1), 1);
+  MUTATE("padding bit 7", mut[n - 1] |= 0x80, 0);
+  MUTATE("padding bit 6", mut[n - 1] |= 0x40, 0);
+  MUTATE("last used bit", mut[n - 1] |= 0x20, 1);
+  /* b=4 f=7 m=5 has the same 70 bits: geometry change, same length */
+  MUTATE("b=4 m=... mismatch", mut[6] = 4, 0);
+#undef MUTATE
+  CHECK(cf_open(&f, 0, 0, &zWhy) == CF_CORRUPT && zWhy != 0);
+  CHECK(cf_open(&f, buf, n, 0) == CF_OK); /* pzWhy may be NULL */
+  free(mut);
+  free(buf);
+
+  /* A count that contradicts the table: accepted (O(1) validation), but
+  ** the operations stay in bounds and report what they can. */
+  buf = make_filter(&f, 10, 4, 8, 1);
+  n = f.blob_size;
+  {
+    cf_key k = key_of_id(&f, 1);
+    CHECK(cf_insert(&f, k) == CF_OK);
+    cf_put_u64(buf + 24, 0);
+    CHECK(cf_open(&f, buf, n, 0) == CF_OK);
+    CHECK(cf_contains(&f, k));
+    CHECK(cf_remove(&f, k) == CF_CORRUPT);
+    cf_put_u64(buf + 24, 40);
+    CHECK(cf_open(&f, buf, n, 0) == CF_OK);
+    CHECK(cf_insert(&f, key_of_id(&f, 2)) == CF_FULL);
+    CHECK(cf_remove(&f, k) == CF_OK && f.count == 39);
+  }
+  free(buf);
+
+  /* Random buffers: pure noise, noise behind a valid magic and version,
+  ** and well-formed headers of random geometry over random tables. */
+  for (iter = 0; iter < nIter; iter++) {
+    size_t len = (size_t)rnd_below(&r, 160);
+    uint8_t *p = xmalloc(len + 64);
+    int kind = iter % 3;
+    for (i = 0; i < len + 64; i++) p[i] = (uint8_t)rnd(&r);
+    if (kind == 1 && len >= 8) {
+      memcpy(p, "CKOO", 4);
+      p[4] = 1;
+      p[5] = rnd_below(&r, 4) == 0 ? p[5] : 0;
+      p[6] = (uint8_t)(2u << rnd_below(&r, 3));
+      p[7] = (uint8_t)(4 + rnd_below(&r, 29));
+    } else if (kind == 2) {
+      unsigned b = 2u << rnd_below(&r, 3);
+      unsigned fp = 4 + (unsigned)rnd_below(&r, 29);
+      uint64_t m = 1 + rnd_below(&r, 20);
+      cf_params pp;
+      memset(&pp, 0, sizeof(pp));
+      pp.nbuckets = m;
+      pp.bucket_size = b;
+      pp.fp_bits = fp;
+      pp.capacity = 1 + rnd_below(&r, m * b);
+      len = (size_t)cf_blob_size(&pp);
+      free(p);
+      p = xmalloc(len);
+      for (i = 0; i < len; i++) p[i] = (uint8_t)rnd(&r);
+      put_hdr(p, b, fp, m, pp.capacity, rnd_below(&r, m * b + 2),
+              rnd(&r));
+      /* usually clear the padding bits so that it is accepted */
+      if (rnd_below(&r, 4) != 0) {
+        uint64_t used = m * b * fp, tbits = (len - 40) * 8;
+        if (tbits > used)
+          p[len - 1] &= (uint8_t)(0xff >> (tbits - used));
+      }
+    }
+    if (open_copy(p, len, &zWhy) == CF_OK) {
+      nAccepted++;
+      nBad += exercise(p, len, &r);
+    } else if (zWhy == 0) {
+      nBad++;
+    }
+    free(p);
+  }
+  printf("random buffers: %d of %d accepted\n", nAccepted, nIter);
+  CHECK(nBad == 0);
+  nBad = 0;
+  CHECK(nAccepted > nIter / 10);
+
+  /* Mutations of valid filters of several geometries. */
+  nAccepted = 0;
+  for (iter = 0; iter < nIter; iter++) {
+    unsigned b = 2u << (iter % 3);
+    unsigned fp = 4 + (unsigned)(iter % 29);
+    uint64_t m = 1 + (uint64_t)(iter % 37), id;
+    size_t len;
+    uint8_t *p;
+    int nmut, j;
+    buf = make_filter(&f, m, b, fp, (uint64_t)iter);
+    for (id = 0; id < m * b / 2; id++) (void)cf_insert(&f, key_of_id(&f, id));
+    len = f.blob_size;
+    p = xmalloc(len + 32);
+    memcpy(p, buf, len);
+    memset(p + len, 0, 32);
+    nmut = 1 + (int)rnd_below(&r, 3);
+    for (j = 0; j < nmut; j++) {
+      switch (rnd_below(&r, 6)) {
+      case 0: /* flip a header bit */
+        p[rnd_below(&r, 40)] ^= (uint8_t)(1u << rnd_below(&r, 8));
+        break;
+      case 1: /* random header byte */
+        p[rnd_below(&r, 40)] = (uint8_t)rnd(&r);
+        break;
+      case 2: /* random table byte */
+        if (len > 40) p[40 + rnd_below(&r, len - 40)] = (uint8_t)rnd(&r);
+        break;
+      case 3: /* truncate */
+        len = (size_t)rnd_below(&r, len + 1);
+        break;
+      case 4: /* extend */
+        len += 1 + (size_t)rnd_below(&r, 16);
+        if (len > f.blob_size + 32) len = f.blob_size + 32;
+        break;
+      default: /* a count out of step with the table */
+        cf_put_u64(p + 24, rnd_below(&r, m * b + 1));
+        break;
+      }
+    }
+    if (open_copy(p, len, &zWhy) == CF_OK) {
+      nAccepted++;
+      nBad += exercise(p, len, &r);
+    } else if (zWhy == 0) {
+      nBad++;
+    }
+    free(p);
+    free(buf);
+  }
+  printf("mutated buffers: %d of %d accepted\n", nAccepted, nIter);
+  CHECK(nBad == 0);
+  CHECK(nAccepted > nIter / 10 && nAccepted < nIter);
+}
+
+/* ---------------------------------------------------------------------
+** (g) Value hashing identities.
+*/
+static void test_hashing(void) {
+  uint64_t seeds[] = {0, 1, 0xffffffffffffffffULL, 123456789};
+  size_t i;
+  for (i = 0; i < 4; i++) {
+    uint64_t s = seeds[i];
+    CHECK(cf_hash_real(s, 42.0) == cf_hash_int(s, 42));
+    CHECK(cf_hash_real(s, -42.0) == cf_hash_int(s, -42));
+    CHECK(cf_hash_real(s, -0.0) == cf_hash_int(s, 0));
+    CHECK(cf_hash_real(s, 0.0) == cf_hash_real(s, -0.0));
+    CHECK(cf_hash_real(s, 42.5) != cf_hash_int(s, 42));
+    CHECK(cf_hash_real(s, 42.5) != cf_hash_int(s, 43));
+    CHECK(cf_hash_real(s, 42.5) != cf_hash_real(s, -42.5));
+    CHECK(cf_hash_real(s, 1e15) == cf_hash_int(s, 1000000000000000LL));
+    /* -2^63 is an int64 value; 2^63 is not (and is not INT64_MAX) */
+    CHECK(cf_hash_real(s, -9223372036854775808.0) == cf_hash_int(s, INT64_MIN));
+    CHECK(cf_hash_real(s, 9223372036854775808.0) != cf_hash_int(s, INT64_MIN));
+    CHECK(cf_hash_real(s, 9223372036854775808.0) != cf_hash_int(s, INT64_MAX));
+    CHECK(cf_hash_real(s, 1e300) != cf_hash_real(s, -1e300));
+    CHECK(cf_hash_real(s, INFINITY) != cf_hash_real(s, -INFINITY));
+    (void)cf_hash_real(s, NAN); /* must not crash (UBSan: no bad cast) */
+    (void)cf_hash_real(s, -NAN);
+    CHECK(cf_hash_real(s, 4.9e-324) != cf_hash_int(s, 0));
+    CHECK(cf_hash_text(s, "abc", 3) != cf_hash_blob(s, "abc", 3));
+    CHECK(cf_hash_text(s, "", 0) != cf_hash_blob(s, "", 0));
+    CHECK(cf_hash_text(s, "42", 2) != cf_hash_int(s, 42));
+    CHECK(cf_hash_text(s, "abc", 3) == cf_hash_text(s, "abcd", 3));
+    CHECK(cf_hash_text(s, "abc", 3) != cf_hash_text(s, "abcd", 4));
+    CHECK(cf_hash_int(s, 1) != cf_hash_int(s, 2));
+    CHECK(cf_hash_int(s, 0) != cf_hash_blob(s, "\0\0\0\0\0\0\0\0", 8));
+  }
+  CHECK(cf_hash_int(0, 42) != cf_hash_int(1, 42));
+  CHECK(cf_hash_text(0, "a", 1) != cf_hash_text(1, "a", 1));
+  {
+    /* keys: fingerprints never 0, buckets in range, alt an involution */
+    rng r = {77};
+    int bad = 0, j;
+    uint64_t aM[] = {1, 2, 3, 1000, 4294967294ULL};
+    unsigned aF[] = {4, 5, 16, 31, 32};
+    for (j = 0; j < 200000 / scale; j++) {
+      cf_params p;
+      cf_key k;
+      uint32_t i2;
+      memset(&p, 0, sizeof(p));
+      p.nbuckets = aM[j % 5];
+      p.bucket_size = 4;
+      p.fp_bits = aF[(j / 5) % 5];
+      k = cf_key_from(&p, rnd(&r));
+      i2 = cf_alt_bucket(p.nbuckets, k.i1, k.fp);
+      if (k.fp == 0 || (p.fp_bits < 32 && k.fp >> p.fp_bits) ||
+          k.i1 >= p.nbuckets || i2 >= p.nbuckets ||
+          cf_alt_bucket(p.nbuckets, i2, k.fp) != k.i1)
+        bad++;
+    }
+    CHECK(bad == 0);
+  }
+}
+
+/* ---------------------------------------------------------------------
+** (h) Merge.
+*/
+static void test_merge(void) {
+  unsigned b;
+  for (b = 2; b <= 8; b *= 2) {
+    cf_filter fa, fb, fc;
+    uint64_t m = 997, na = 0, nb = 0, id, lost = 0;
+    uint8_t *a = make_filter(&fa, m, b, 14, 3);
+    uint8_t *bb = make_filter(&fb, m, b, 14, 3);
+    uint8_t *copy;
+    for (id = 0; id < m * b * 2 / 5; id++) na += cf_insert(&fa, key_of_id(&fa, id)) == CF_OK;
+    for (id = 500000; id < 500000 + m * b * 2 / 5; id++)
+      nb += cf_insert(&fb, key_of_id(&fb, id)) == CF_OK;
+    /* duplicates of one item in both */
+    CHECK(cf_insert(&fa, key_of_id(&fa, 7)) == CF_OK);
+    CHECK(cf_insert(&fb, key_of_id(&fb, 7)) == CF_OK);
+    CHECK(cf_merge(&fa, &fb) == CF_OK);
+    CHECK(fa.count == na + nb + 2);
+    CHECK(cf_count_slots(&fa) == fa.count);
+    for (id = 0; id < m * b * 2 / 5; id++) lost += !cf_contains(&fa, key_of_id(&fa, id));
+    for (id = 500000; id < 500000 + m * b * 2 / 5; id++)
+      lost += !cf_contains(&fa, key_of_id(&fa, id));
+    CHECKF(lost == 0, "b=%u: %llu lost in merge", b, (unsigned long long)lost);
+    CHECK(cf_copies(&fa, key_of_id(&fa, 7)) >= 3);
+    /* src unchanged by the merge */
+    CHECK(fb.count == nb + 1 && cf_count_slots(&fb) == nb + 1);
+
+    /* mismatches: nothing changes */
+    copy = xmalloc(fa.blob_size);
+    memcpy(copy, a, fa.blob_size);
+    {
+      uint8_t *c;
+      c = make_filter(&fc, m, b, 14, 4); /* seed */
+      CHECK(cf_merge(&fa, &fc) == CF_MISMATCH);
+      free(c);
+      c = make_filter(&fc, m + 1, b, 14, 3); /* buckets */
+      CHECK(cf_merge(&fa, &fc) == CF_MISMATCH);
+      free(c);
+      c = make_filter(&fc, m, b, 15, 3); /* fingerprint bits */
+      CHECK(cf_merge(&fa, &fc) == CF_MISMATCH);
+      free(c);
+      c = make_filter(&fc, m, b == 8 ? 4 : b * 2, 14, 3); /* bucket size */
+      CHECK(cf_merge(&fa, &fc) == CF_MISMATCH);
+      free(c);
+    }
+    CHECK(memcmp(copy, a, fa.blob_size) == 0);
+    free(copy);
+
+    /* merging into a nearly full filter fails with CF_FULL, and the
+    ** items that were in dst before are all still there */
+    {
+      cf_filter fd;
+      uint8_t *d = make_filter(&fd, m, b, 14, 3);
+      int rc;
+      for (id = 900000; id < 900000 + m * b * 3 / 4; id++)
+        (void)cf_insert(&fd, key_of_id(&fd, id));
+      rc = cf_merge(&fd, &fa);
+      CHECK(rc == CF_FULL || rc == CF_TOO_MANY);
+      lost = 0;
+      for (id = 900000; id < 900000 + m * b * 3 / 4; id++)
+        lost += !cf_contains(&fd, key_of_id(&fd, id));
+      CHECK(lost == 0);
+      CHECK(cf_count_slots(&fd) == fd.count);
+      free(d);
+    }
+    /* empty into empty */
+    {
+      cf_filter fe, ff;
+      uint8_t *e = make_filter(&fe, 5, b, 8, 0);
+      uint8_t *g = make_filter(&ff, 5, b, 8, 0);
+      CHECK(cf_merge(&fe, &ff) == CF_OK && fe.count == 0);
+      free(e);
+      free(g);
+    }
+    free(a);
+    free(bb);
+  }
+}
+
+/* ---------------------------------------------------------------------
+** (i) Callback stores.
+*/
+typedef struct arr_store {
+  uint32_t *a;
+  unsigned b;
+  uint64_t nGet, nSet;
+  uint64_t failGetAt, failSetAt; /* 1-based call number to fail; 0: never */
+} arr_store;
+
+static int arr_get(void *ctx, uint32_t bucket, unsigned slot, uint32_t *fp) {
+  arr_store *s = (arr_store *)ctx;
+  if (++s->nGet == s->failGetAt) return 1;
+  *fp = s->a[(uint64_t)bucket * s->b + slot];
+  return 0;
+}
+static int arr_set(void *ctx, uint32_t bucket, unsigned slot, uint32_t fp) {
+  arr_store *s = (arr_store *)ctx;
+  if (++s->nSet == s->failSetAt) return 1;
+  s->a[(uint64_t)bucket * s->b + slot] = fp;
+  return 0;
+}
+
+static int store_equals(const cf_filter *f, const uint32_t *a) {
+  uint64_t i;
+  unsigned s;
+  for (i = 0; i < f->p.nbuckets; i++)
+    for (s = 0; s < f->p.bucket_size; s++)
+      if (cf_slot_get(f, i, s) != a[i * f->p.bucket_size + s]) return 0;
+  return 1;
+}
+
+static void test_store(void) {
+  unsigned b;
+  for (b = 2; b <= 8; b *= 2) {
+    cf_filter f;
+    uint64_t m = 211, id, nDiff = 0, nRcDiff = 0;
+    uint8_t *buf = make_filter(&f, m, b, 11, 8);
+    uint32_t *a = calloc(m * b, sizeof(uint32_t));
+    uint32_t *snap = xmalloc(m * b * sizeof(uint32_t));
+    arr_store as;
+    cf_store st;
+    rng r = {b};
+    int nKickCases = 0, nUndoBad = 0, nIoerr = 0;
+    memset(&as, 0, sizeof(as));
+    as.a = a;
+    as.b = b;
+    st.ctx = &as;
+    st.get = arr_get;
+    st.set = arr_set;
+    /* identical operations, identical results, identical buckets */
+    for (id = 0; id < m * b + 20; id++) {
+      cf_key k = key_of_id(&f, id);
+      int r1 = cf_insert(&f, k), r2 = cf_store_insert(&f.p, &st, k), found;
+      nRcDiff += r1 != r2;
+      CHECK(cf_store_contains(&f.p, &st, k, &found) == CF_OK);
+      if (found != cf_contains(&f, k)) nRcDiff++;
+      if (id % 16 == 0 && !store_equals(&f, a)) nDiff++;
+      if (id % 5 == 0) {
+        cf_key kr = key_of_id(&f, rnd_below(&r, id + 1));
+        r1 = cf_remove(&f, kr);
+        r2 = cf_store_remove(&f.p, &st, kr);
+        nRcDiff += r1 != r2;
+      }
+    }
+    CHECK(store_equals(&f, a));
+    CHECK(nDiff == 0 && nRcDiff == 0);
+
+    /* Failing accessors: for inserts that need kicks, fail the Nth get
+    ** or set for every N; the store must be unchanged afterwards. */
+    for (id = 10000; id < 10000 + 400 && nKickCases < 40; id++) {
+      cf_key k = key_of_id(&f, id);
+      uint64_t nGet, nSet, n;
+      int rc;
+      memcpy(snap, a, m * b * sizeof(uint32_t));
+      as.nGet = as.nSet = 0;
+      as.failGetAt = as.failSetAt = 0;
+      rc = cf_store_insert(&f.p, &st, k);
+      nGet = as.nGet;
+      nSet = as.nSet;
+      memcpy(a, snap, m * b * sizeof(uint32_t)); /* back to the snapshot */
+      if (nSet < 3 && rc == CF_OK) continue; /* no kicks: less interesting */
+      nKickCases++;
+      for (n = 1; n <= nGet + nSet; n++) {
+        as.nGet = as.nSet = 0;
+        as.failGetAt = n <= nGet ? n : 0;
+        as.failSetAt = n <= nGet ? 0 : n - nGet;
+        rc = cf_store_insert(&f.p, &st, k);
+        if (rc == CF_IOERR) {
+          nIoerr++;
+          if (memcmp(snap, a, m * b * sizeof(uint32_t)) != 0) nUndoBad++;
+        }
+        memcpy(a, snap, m * b * sizeof(uint32_t));
+      }
+      /* remove through a failing set */
+      as.nGet = as.nSet = 0;
+      as.failGetAt = 0;
+      as.failSetAt = 1;
+      rc = cf_store_remove(&f.p, &st, key_of_id(&f, 0));
+      CHECK(rc == CF_IOERR || rc == CF_NOTFOUND);
+      if (memcmp(snap, a, m * b * sizeof(uint32_t)) != 0) nUndoBad++;
+      as.failSetAt = 0;
+    }
+    as.failGetAt = as.failSetAt = 0;
+    CHECKF(nKickCases > 0, "b=%u: no insert needed kicks", b);
+    CHECKF(nIoerr > 0, "b=%u", b);
+    CHECKF(nUndoBad == 0, "b=%u: %d failing-store runs left changes", b,
+           nUndoBad);
+    {
+      int found = 0;
+      as.nGet = 0;
+      as.failGetAt = 1;
+      CHECK(cf_store_contains(&f.p, &st, key_of_id(&f, 1), &found) == CF_IOERR);
+      as.failGetAt = 0;
+    }
+    free(a);
+    free(snap);
+    free(buf);
+  }
+}
+
+int main(void) {
+  const char *z = getenv("CUCKOO_SANITIZED");
+  clock_t t0 = clock();
+  if (z && z[0] && strcmp(z, "0") != 0) scale = 5;
+  test_hashing();
+  test_too_many();
+  test_determinism();
+  test_open();
+  test_merge();
+  test_store();
+  test_fill();
+  test_capacity();
+  test_model();
+  printf("core_test: %.1f s cpu\n", (double)(clock() - t0) / CLOCKS_PER_SEC);
+  printf("core_test: %d passed, %d failed\n", nPass, nFail);
+  return nFail ? 1 : 0;
+}
