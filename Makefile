@@ -59,6 +59,15 @@ build/asan/fault_test: tests/fault_test.c $(EXTSRC) $(EXTHDR)
 	$(CC) -O1 -g $(SANFLAGS) $(WARN) -DSQLITE_CORE -Iext -o $@ $< $(EXTSRC) \
 	  -lsqlite3 -lm
 
+# The load-refusal test dlopen()s the built extension (CUCKOO_EXT).
+build/loadver_test: tests/loadver_test.c
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) -o $@ $< -lsqlite3 -ldl
+
+build/asan/loadver_test: tests/loadver_test.c
+	@mkdir -p build/asan
+	$(CC) -O1 -g $(SANFLAGS) $(WARN) -o $@ $< -lsqlite3 -ldl
+
 build/asan/cuckoo.so: $(EXTSRC) $(EXTHDR)
 	@mkdir -p build/asan
 	$(CC) -O1 -g $(SANFLAGS) $(WARN) -fPIC -shared -o $@ $(EXTSRC) -lm
@@ -74,7 +83,8 @@ asan: deps build/asan/cuckoo.so $(ATESTS)
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
 	  tclsh tests/run.tcl --ext ./build/asan/cuckoo.so --sanitized
-	ASAN_OPTIONS=detect_leaks=1 tclsh tests/run.tcl --sanitized --only-c $(ATESTS)
+	ASAN_OPTIONS=detect_leaks=1 tclsh tests/run.tcl --sanitized --only-c \
+	  --ext ./build/asan/cuckoo.so $(ATESTS)
 
 demo: deps cuckoo.so
 	sqlite3 :memory: < sql/demo.sql
