@@ -82,6 +82,12 @@ typedef struct scenario {
   const char *zBody;   /* run with injection (statements, in order) */
   const char *zCheck;  /* query without injection: expected single value */
   const char *zExpect; /* expected text of zCheck's first column */
+  /* After a failed body (optional): statements whose errors are ignored
+  ** (e.g. ROLLBACK), then a query that must give zFailExpect: what the
+  ** body could not have undone, such as items committed in zSetup. */
+  const char *zFailReset;
+  const char *zFailCheck;
+  const char *zFailExpect;
 } scenario;
 
 /* Run zSql statement by statement; returns the first error code. */
@@ -144,6 +150,12 @@ static void run_scenario(const scenario *sc) {
                        zGot, sizeof(zGot));
         check(rc == SQLITE_OK && strcmp(zGot, "1") == 0, sc->zName, n,
               persistent, "database unusable after OOM:", zGot);
+        if (sc->zFailCheck) {
+          if (sc->zFailReset) sqlite3_exec(db, sc->zFailReset, 0, 0, 0);
+          rc = one_value(db, sc->zFailCheck, zGot, sizeof(zGot));
+          check(rc == SQLITE_OK && strcmp(zGot, sc->zFailExpect) == 0,
+                sc->zName, n, persistent, "wrong state after OOM:", zGot);
+        }
       }
       sqlite3_close(db);
       check(sqlite3_memory_used() == before, sc->zName, n, persistent,
@@ -168,12 +180,12 @@ static const scenario aScenario[] = {
      "FROM n WHERE i < 200) SELECT sum(cuckoo_contains(t.f, i)) AS s FROM n, t;",
      "SELECT cuckoo_contains(f, 'a') + cuckoo_contains(f, 'z') + "
      "cuckoo_contains(f, 3.5) + 10 * cuckoo_count(f) FROM t",
-     "43"},
+     "43", 0, 0, 0},
     {"utf16-text-items", "PRAGMA encoding='UTF-16le';",
      "CREATE TABLE t(f BLOB);"
      "INSERT INTO t VALUES(cuckoo_add(cuckoo_new(50), 'héllo', 'wörld'));",
      "SELECT cuckoo_contains(f, 'héllo') + cuckoo_contains(f, 'wörld') FROM t",
-     "2"},
+     "2", 0, 0, 0},
 };
 
 int main(void) {
