@@ -615,9 +615,15 @@ int cf_remove(cf_filter *f, cf_key k) {
   return CF_OK;
 }
 
+/*
+** Multiset union: for every (bucket pair, fingerprint) of src, dst ends
+** up with max(copies in dst, copies in src) copies.  A pair is handled
+** once, at the first slot where the scan meets it: the lower-numbered of
+** its two buckets that holds a copy.
+*/
 int cf_merge(cf_filter *dst, const cf_filter *src) {
   uint64_t i;
-  unsigned s;
+  unsigned s, t;
   int rc;
   if (dst->p.nbuckets != src->p.nbuckets ||
       dst->p.bucket_size != src->p.bucket_size ||
@@ -627,10 +633,22 @@ int cf_merge(cf_filter *dst, const cf_filter *src) {
   }
   for (i = 0; i < src->p.nbuckets; i++) {
     for (s = 0; s < src->p.bucket_size; s++) {
-      uint32_t fp = cf_get(src, i, s);
+      uint32_t fp = cf_get(src, i, s), j;
+      unsigned have, want;
+      cf_key k;
       if (fp == 0) continue;
-      rc = cf_place(dst, (uint32_t)i, fp);
-      if (rc != CF_OK) return rc;
+      for (t = 0; t < s && cf_get(src, i, t) != fp; t++) {
+      }
+      if (t < s) continue; /* not the first copy in this bucket */
+      j = cf_alt_bucket(src->p.nbuckets, (uint32_t)i, fp);
+      if (j < i && cf_count_in(src, j, fp) > 0) continue; /* seen at j */
+      k.i1 = (uint32_t)i;
+      k.fp = fp;
+      want = cf_copies(src, k);
+      for (have = cf_copies(dst, k); have < want; have++) {
+        rc = cf_place(dst, (uint32_t)i, fp);
+        if (rc != CF_OK) return rc;
+      }
     }
   }
   return CF_OK;

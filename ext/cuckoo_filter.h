@@ -153,10 +153,13 @@ int cf_remove(cf_filter *f, cf_key k);
 unsigned cf_copies(const cf_filter *f, cf_key k);
 
 /*
-** Add every fingerprint of src into dst.  Both must have the same
-** geometry and seed (else CF_MISMATCH, nothing changed).  On CF_FULL or
-** CF_TOO_MANY dst holds a partial merge: callers merge into a scratch
-** copy and discard it on failure.
+** Union of src into dst as multisets of stored fingerprints: where src
+** holds n copies of a fingerprint in a bucket pair and dst holds fewer,
+** dst gets copies up to n (so merging a filter into itself, or merging
+** daily sets into a monthly one, never multiplies copies).  Both must
+** have the same geometry and seed (else CF_MISMATCH, nothing changed).
+** On CF_FULL or CF_TOO_MANY dst holds a partial merge: callers merge
+** into a scratch copy and discard it on failure.
 */
 int cf_merge(cf_filter *dst, const cf_filter *src);
 /* Non-empty slots counted by scanning the table (for integrity checks). */
