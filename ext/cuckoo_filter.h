@@ -26,7 +26,18 @@
 **      the filter is byte-for-byte what it was before the call.
 **   5. cf_open() validates every header field against the buffer length
 **      before any bucket is read; the other functions trust a handle
-**      that cf_open() or cf_init() produced.
+**      that cf_open() or cf_init() produced.  Bucket contents need no
+**      validation: every bit pattern decodes to some fingerprints, so a
+**      crafted table can give wrong answers but never an out-of-bounds
+**      access.
+**   6. Two bucket encodings (the header's flags say which): plain, b
+**      fields of f bits; and semi-sorted (CF_FLAG_SEMISORT, b = 4 only,
+**      the paper's section 5.2), where the four fingerprints are sorted
+**      and their high 4 bits stored together as one 12-bit code, saving
+**      one bit per slot.  Every algorithm works on decoded buckets (an
+**      array of b fingerprints, 0 = empty), so both encodings, and
+**      buckets kept outside one buffer (cf_store), share one insertion
+**      algorithm.
 */
 #ifndef CUCKOO_FILTER_H
 #define CUCKOO_FILTER_H
@@ -44,8 +55,12 @@
 #define CF_DEFAULT_ERROR_RATE 0.001
 #define CF_DEFAULT_BUCKET_SIZE 4
 
-/* Header flag bits.  Version 1 defines none; readers reject unknown bits. */
-#define CF_FLAG_KNOWN 0x00u
+#define CF_MAX_BUCKET_SIZE 8
+#define CF_SS_MIN_FP_BITS 5 /* semi-sorted: 4 high bits + at least 1 */
+
+/* Header flag bits; readers reject unknown bits. */
+#define CF_FLAG_SEMISORT 0x01u /* semi-sorted buckets (b = 4) */
+#define CF_FLAG_KNOWN 0x01u
 
 /* Result codes. */
 #define CF_OK 0
@@ -62,7 +77,7 @@ typedef struct cf_params {
   uint64_t nbuckets; /* m: 1 .. CF_MAX_BUCKETS-1 */
   uint32_t bucket_size; /* b: 2, 4 or 8 */
   uint32_t fp_bits;  /* f: CF_MIN_FP_BITS .. CF_MAX_FP_BITS */
-  uint32_t flags;    /* CF_FLAG_* */
+  uint32_t flags;    /* CF_FLAG_*: the bucket encoding */
   uint64_t capacity; /* items the filter was sized for (<= m*b) */
   uint64_t seed;     /* hash seed */
 } cf_params;
@@ -73,12 +88,14 @@ typedef struct cf_filter {
   uint8_t *blob;     /* header + table; header count kept up to date */
   size_t blob_size;  /* CF_HEADER_SIZE + table_size */
   uint8_t *table;    /* blob + CF_HEADER_SIZE */
-  size_t table_size; /* ceil(m * b * f / 8) */
+  size_t table_size; /* ceil(m * bucket_bits / 8) */
   uint64_t count;    /* items stored (mirrors the header) */
   uint64_t fp_mask;  /* (1 << f) - 1 */
-  /* Whole-bucket probing (b*f <= 57 bits: one 64-bit load per bucket). */
+  unsigned bucket_bits; /* b * f plain, 4f - 4 semi-sorted */
+  int semisort;      /* 1: semi-sorted buckets */
+  /* Whole-bucket probing of plain buckets of b*f <= 57 bits (one 64-bit
+  ** load per bucket). */
   int swar;          /* 1 if the fields below are in use */
-  unsigned bucket_bits; /* b * f */
   uint64_t lo;       /* 1 at the lowest bit of every slot field */
   uint64_t hi;       /* 1 at the highest bit of every slot field */
   uint64_t bucket_mask; /* (1 << bucket_bits) - 1 */
@@ -106,7 +123,9 @@ int cf_params_for(cf_params *p, uint64_t capacity, double error_rate,
 /* Checks a parameter set; returns CF_OK or CF_RANGE. */
 int cf_params_check(const cf_params *p);
 
-/* Bytes of the bucket array / whole BLOB for these parameters. */
+/* Bits of one encoded bucket, bytes of the bucket array and of the whole
+** BLOB for these parameters. */
+unsigned cf_bucket_bits(const cf_params *p);
 uint64_t cf_table_size(const cf_params *p);
 uint64_t cf_blob_size(const cf_params *p);
 
@@ -166,35 +185,42 @@ int cf_merge(cf_filter *dst, const cf_filter *src);
 uint64_t cf_count_slots(const cf_filter *f);
 
 /*
+** Decoded buckets.  cf_bucket_get() fills fps[0..b-1] with bucket i's
+** fingerprints (0: empty slot; a semi-sorted bucket comes back sorted),
+** cf_bucket_set() encodes fps[0..b-1] into bucket i (semi-sorted buckets
+** sort a copy first).  The region forms work on any byte range laid out
+** like the bucket array from its bit 0 (bucket j at bit j*bucket_bits),
+** for stores that keep runs of buckets in separate blocks; size is the
+** region's length in bytes, and bucket j must lie inside it.
+*/
+void cf_bucket_get(const cf_filter *f, uint32_t i, uint32_t *fps);
+void cf_bucket_set(cf_filter *f, uint32_t i, const uint32_t *fps);
+void cf_region_get(const cf_params *p, const uint8_t *t, size_t size,
+                   uint64_t j, uint32_t *fps);
+void cf_region_set(const cf_params *p, uint8_t *t, size_t size, uint64_t j,
+                   const uint32_t *fps);
+
+/*
 ** Callback stores: the same algorithms over buckets kept elsewhere (the
-** virtual table keeps them in blocks of a shadow table).  get/set return
-** 0 on success, nonzero on error (the caller keeps its own error code in
-** ctx); the operation then returns CF_IOERR, having tried to undo its
-** displacements.  These do not track an item count: the caller does.
+** virtual table keeps them in blocks of a shadow table).  read fills
+** fps[0..b-1] with bucket i's fingerprints; write stores them (the
+** store encodes, e.g. with cf_region_set).  Both return 0 on success,
+** nonzero on error (the store keeps its own error code in ctx); a write
+** that fails must leave the bucket as it was.  The operation then
+** returns CF_IOERR, having undone its displacements (as far as the store
+** lets it write).  These do not track an item count: the caller does.
 ** Insert returns CF_OK, CF_FULL, CF_TOO_MANY or CF_IOERR; remove CF_OK,
-** CF_NOTFOUND or CF_IOERR.
+** CF_NOTFOUND or CF_IOERR; contains CF_OK (with *pFound) or CF_IOERR.
 */
 typedef struct cf_store {
   void *ctx;
-  int (*get)(void *ctx, uint32_t bucket, unsigned slot, uint32_t *fp);
-  int (*set)(void *ctx, uint32_t bucket, unsigned slot, uint32_t fp);
+  int (*read)(void *ctx, uint32_t bucket, uint32_t *fps);
+  int (*write)(void *ctx, uint32_t bucket, const uint32_t *fps);
 } cf_store;
 int cf_store_insert(const cf_params *p, const cf_store *st, cf_key k);
 int cf_store_contains(const cf_params *p, const cf_store *st, cf_key k,
                       int *pFound);
 int cf_store_remove(const cf_params *p, const cf_store *st, cf_key k);
-
-/* Packed-field access on any region laid out like the bucket array (for
-** stores that keep whole buckets in separate blocks): slot index n is the
-** fp_bits-wide field at bit n*fp_bits of t[0..size). */
-uint32_t cf_packed_get(const uint8_t *t, size_t size, unsigned fp_bits,
-                       uint64_t n);
-void cf_packed_set(uint8_t *t, size_t size, unsigned fp_bits, uint64_t n,
-                   uint32_t fp);
-
-/* Raw slot access, for merge, checks and alternative storage layers. */
-uint32_t cf_slot_get(const cf_filter *f, uint64_t bucket, unsigned slot);
-void cf_slot_set(cf_filter *f, uint64_t bucket, unsigned slot, uint32_t fp);
 
 /* Expected false-positive rate of a lookup at the current load. */
 double cf_expected_fpr(const cf_filter *f);

@@ -253,11 +253,12 @@ static void ck_info(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   if (cksql_open_arg(ctx, "cuckoo_info", 0, argv[0], &f) != SQLITE_OK) return;
   slots = (double)f.p.nbuckets * f.p.bucket_size;
   z = sqlite3_mprintf(
-      "{\"version\":%d,\"variant\":\"plain\",\"capacity\":%llu,"
+      "{\"version\":%d,\"variant\":\"%s\",\"capacity\":%llu,"
       "\"buckets\":%llu,\"bucket_size\":%u,\"fingerprint_bits\":%u,"
       "\"count\":%llu,\"load_factor\":%!.6g,\"bytes\":%llu,"
       "\"bits_per_item\":%!.6g,\"expected_fpr\":%!.6g,\"seed\":%llu}",
-      CF_VERSION, (unsigned long long)f.p.capacity,
+      CF_VERSION, f.semisort ? "semisort" : "plain",
+      (unsigned long long)f.p.capacity,
       (unsigned long long)f.p.nbuckets, f.p.bucket_size, f.p.fp_bits,
       (unsigned long long)f.count, (double)f.count / slots,
       (unsigned long long)f.blob_size,

@@ -47,15 +47,23 @@ int cksql_open_arg(sqlite3_context *ctx, const char *zFunc, int iArg,
 
 /*
 ** Filter creation options shared by cuckoo_new(), cuckoo_agg() and the
-** virtual table.  cksql_parse_options() parses "key=value" pairs
-** separated by commas or spaces (bucket_size=2|4|8, seed=N); on error it
-** returns SQLITE_ERROR and sets *pzErr to an sqlite3_mprintf() message
-** (caller frees) that names zWho and lists the valid options.
+** virtual table.  cksql_parse_options() parses words separated by commas
+** or spaces: "key=value" pairs (bucket_size=2|4|8, seed=N,
+** variant=plain|semisort) and the bare words "semisort" and "plain"
+** (short for variant=...); on error it returns SQLITE_ERROR and sets
+** *pzErr to an sqlite3_mprintf() message (caller frees) that names zWho
+** and lists the valid options.
 */
 typedef struct cksql_options {
   unsigned bucket_size;
   uint64_t seed;
+  uint32_t flags; /* CF_FLAG_SEMISORT or 0 */
 } cksql_options;
+
+/* The valid options, as error messages list them. */
+#define CKSQL_VALID_OPTIONS                                                    \
+  "bucket_size=2|4|8, seed=<integer>, variant=plain|semisort (or just "      \
+  "semisort)"
 void cksql_options_default(cksql_options *o);
 int cksql_parse_options(const char *zWho, const char *zOpts,
                         cksql_options *o, char **pzErr);

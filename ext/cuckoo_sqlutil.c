@@ -83,9 +83,24 @@ report:
 void cksql_options_default(cksql_options *o) {
   o->bucket_size = CF_DEFAULT_BUCKET_SIZE;
   o->seed = CUCKOO_DEFAULT_SEED;
+  o->flags = 0;
 }
 
-#define CKSQL_VALID_OPTIONS "bucket_size=2|4|8, seed=<integer>"
+/* True if z[0..n) names an option that takes a value. */
+static int cksql_is_key(const char *z, size_t n) {
+  return (n == 11 && sqlite3_strnicmp(z, "bucket_size", 11) == 0) ||
+         (n == 4 && sqlite3_strnicmp(z, "seed", 4) == 0) ||
+         (n == 7 && sqlite3_strnicmp(z, "variant", 7) == 0);
+}
+
+/* The variant named by [z, zEnd): 0 plain, CF_FLAG_SEMISORT, or -1. */
+static int cksql_variant(const char *z, const char *zEnd) {
+  size_t n = (size_t)(zEnd - z);
+  if (n == 5 && sqlite3_strnicmp(z, "plain", 5) == 0) return 0;
+  if (n == 8 && sqlite3_strnicmp(z, "semisort", 8) == 0)
+    return (int)CF_FLAG_SEMISORT;
+  return -1;
+}
 
 /* Parse one unsigned decimal (or 0x hex) integer filling all of [z, zEnd). */
 static int cksql_parse_u64(const char *z, const char *zEnd, uint64_t *pV) {
@@ -119,9 +134,17 @@ int cksql_parse_options(const char *zWho, const char *zOpts,
     zKeyEnd = z;
     while (*z == ' ') z++;
     if (*z != '=') {
-      *pzErr = sqlite3_mprintf("%s: option \"%.*s\" needs a value "
-                               "(valid options: " CKSQL_VALID_OPTIONS ")",
-                               zWho, (int)(zKeyEnd - zKey), zKey);
+      int eVariant = cksql_variant(zKey, zKeyEnd);
+      if (eVariant >= 0) { /* a bare "semisort" or "plain" */
+        o->flags = (uint32_t)eVariant;
+        continue;
+      }
+      nKey = (size_t)(zKeyEnd - zKey);
+      *pzErr = sqlite3_mprintf(
+          "%s: %s \"%.*s\"%s (valid options: " CKSQL_VALID_OPTIONS ")",
+          zWho, cksql_is_key(zKey, nKey) ? "option" : "unknown option",
+          (int)nKey, zKey,
+          cksql_is_key(zKey, nKey) ? " needs a value" : "");
       return SQLITE_ERROR;
     }
     z++;
@@ -137,6 +160,15 @@ int cksql_parse_options(const char *zWho, const char *zOpts,
         return SQLITE_ERROR;
       }
       o->bucket_size = (unsigned)v;
+    } else if (nKey == 7 && sqlite3_strnicmp(zKey, "variant", 7) == 0) {
+      int eVariant = cksql_variant(zVal, zValEnd);
+      if (eVariant < 0) {
+        *pzErr = sqlite3_mprintf("%s: variant must be plain or semisort "
+                                 "(got %.*s)",
+                                 zWho, (int)(zValEnd - zVal), zVal);
+        return SQLITE_ERROR;
+      }
+      o->flags = (uint32_t)eVariant;
     } else if (nKey == 4 && sqlite3_strnicmp(zKey, "seed", 4) == 0) {
       if (!cksql_parse_u64(zVal, zValEnd, &v)) {
         *pzErr = sqlite3_mprintf("%s: seed must be an integer from 0 to "
@@ -179,8 +211,20 @@ int cksql_params(sqlite3 *db, const char *zWho, sqlite3_int64 capacity,
         2.0 * o->bucket_size / 4294967296.0);
     return SQLITE_ERROR;
   }
+  if ((o->flags & CF_FLAG_SEMISORT) && o->bucket_size != 4) {
+    *pzErr = sqlite3_mprintf("%s: semisort needs bucket_size=4 (got "
+                             "bucket_size=%u)",
+                             zWho, o->bucket_size);
+    return SQLITE_ERROR;
+  }
   if (cf_params_for(p, (uint64_t)capacity, error_rate, o->bucket_size,
-                    o->seed) != CF_OK) {
+                    o->seed) == CF_OK &&
+      (o->flags & CF_FLAG_SEMISORT)) {
+    /* Semi-sorted buckets keep 4 high bits apart: at least 5 bits. */
+    p->flags = CF_FLAG_SEMISORT;
+    if (p->fp_bits < CF_SS_MIN_FP_BITS) p->fp_bits = CF_SS_MIN_FP_BITS;
+  }
+  if (cf_params_check(p) != CF_OK) {
     *pzErr = sqlite3_mprintf("%s: capacity %lld is too large (at most about "
                              "%llu items with bucket_size=%u)",
                              zWho, capacity,

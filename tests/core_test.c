@@ -38,6 +38,7 @@
 
 static int nPass = 0, nFail = 0;
 static int scale = 1; /* divisor for loop sizes under sanitizers */
+static uint32_t g_flags = 0; /* bucket encoding of make_filter()'s filters */
 
 #define CHECK(cond) check_((cond) != 0, #cond, __FILE__, __LINE__, "")
 #define CHECKF(cond, ...)                                                      \
@@ -91,6 +92,7 @@ static uint8_t *make_filter(cf_filter *f, uint64_t m, unsigned b, unsigned fp,
   p.fp_bits = fp;
   p.capacity = m * b;
   p.seed = seed;
+  p.flags = g_flags;
   if (cf_params_check(&p) != CF_OK) {
     printf("core_test: bad params m=%llu b=%u f=%u\n", (unsigned long long)m,
            b, fp);
@@ -419,18 +421,23 @@ static void test_determinism(void) {
     unsigned b, f;
     uint64_t seed;
     uint64_t golden; /* XXH3-64 of the final BLOB */
+    uint32_t flags;
   } aCase[] = {
-      {1000, 4, 12, 0, 0x6a210e390d3b6fffULL},
-      {777, 2, 9, 12345, 0x9d6a5ce9cdc6ce7dULL},
-      {301, 8, 7, 0xdeadbeefcafeULL, 0x5d309204698c32d0ULL},
-      {513, 4, 32, 3, 0xdf82d13655edb3beULL},
+      {1000, 4, 12, 0, 0x6a210e390d3b6fffULL, 0},
+      {777, 2, 9, 12345, 0x9d6a5ce9cdc6ce7dULL, 0},
+      {301, 8, 7, 0xdeadbeefcafeULL, 0x5d309204698c32d0ULL, 0},
+      {513, 4, 32, 3, 0xdf82d13655edb3beULL, 0},
+      {1000, 4, 13, 0, 0xc61c698fe64a0d87ULL, CF_FLAG_SEMISORT},
+      {333, 4, 17, 99, 0xb23052a1be95a259ULL, CF_FLAG_SEMISORT},
   };
   size_t i;
   for (i = 0; i < sizeof(aCase) / sizeof(aCase[0]); i++) {
+    g_flags = aCase[i].flags;
     ra = golden_sequence(&a, &na, aCase[i].m, aCase[i].b, aCase[i].f,
                          aCase[i].seed);
     rb = golden_sequence(&b, &nb, aCase[i].m, aCase[i].b, aCase[i].f,
                          aCase[i].seed);
+    g_flags = 0;
     CHECK(ra == rb && na == nb && memcmp(a, b, na) == 0);
     h = XXH3_64bits(a, na);
     /* These constants pin the BLOB format, the item hashing, the key
@@ -656,6 +663,37 @@ static void test_open(void) {
   free(mut);
   free(buf);
 
+  /* A semi-sorted filter: m=5 b=4 f=7 -> 5 buckets of 24 bits, 15 bytes
+  ** (a plain one of that geometry has 140 bits, 18 bytes). */
+  g_flags = CF_FLAG_SEMISORT;
+  buf = make_filter(&f, 5, 4, 7, 99);
+  g_flags = 0;
+  n = f.blob_size;
+  CHECK(n == 40 + 15);
+  for (i = 0; i < 12; i++) CHECK(cf_insert(&f, key_of_id(&f, i)) == CF_OK);
+  mut = xmalloc(n + 16);
+#define MUTATE(label, stmt, expectOk)                                          \
+  do {                                                                         \
+    size_t nm = n;                                                             \
+    memcpy(mut, buf, n);                                                       \
+    stmt;                                                                      \
+    zWhy = 0;                                                                  \
+    CHECKF((open_copy(mut, nm, &zWhy) == CF_OK) == (expectOk), "%s", label);   \
+    if (!(expectOk)) CHECKF(zWhy != 0 && zWhy[0] != 0, "%s: no reason", label); \
+  } while (0)
+  MUTATE("ss unchanged", (void)0, 1);
+  MUTATE("ss flags 0 (plain: length mismatch)", mut[5] = 0, 0);
+  MUTATE("ss flags 3", mut[5] = 3, 0);
+  MUTATE("ss b=2", mut[6] = 2, 0);
+  MUTATE("ss b=8", mut[6] = 8, 0);
+  MUTATE("ss f=4", mut[7] = 4, 0);
+  MUTATE("ss f=8 (length mismatch)", mut[7] = 8, 0);
+  MUTATE("ss padding", mut[n - 1] |= 0x80, 1); /* 120 bits: no padding */
+  MUTATE("ss code 4095", (mut[40] = 0xff, mut[41] |= 0x0f), 1);
+#undef MUTATE
+  free(mut);
+  free(buf);
+
   /* A count that contradicts the table: accepted (O(1) validation), but
   ** the operations stay in bounds and report what they can. */
   buf = make_filter(&f, 10, 4, 8, 1);
@@ -691,11 +729,13 @@ static void test_open(void) {
       unsigned b = 2u << rnd_below(&r, 3);
       unsigned fp = 4 + (unsigned)rnd_below(&r, 29);
       uint64_t m = 1 + rnd_below(&r, 20);
+      int ss = b == 4 && fp >= CF_SS_MIN_FP_BITS && (rnd(&r) & 1);
       cf_params pp;
       memset(&pp, 0, sizeof(pp));
       pp.nbuckets = m;
       pp.bucket_size = b;
       pp.fp_bits = fp;
+      pp.flags = ss ? CF_FLAG_SEMISORT : 0;
       pp.capacity = 1 + rnd_below(&r, m * b);
       len = (size_t)cf_blob_size(&pp);
       free(p);
@@ -703,9 +743,10 @@ static void test_open(void) {
       for (i = 0; i < len; i++) p[i] = (uint8_t)rnd(&r);
       put_hdr(p, b, fp, m, pp.capacity, rnd_below(&r, m * b + 2),
               rnd(&r));
+      p[5] = (uint8_t)pp.flags;
       /* usually clear the padding bits so that it is accepted */
       if (rnd_below(&r, 4) != 0) {
-        uint64_t used = m * b * fp, tbits = (len - 40) * 8;
+        uint64_t used = m * cf_bucket_bits(&pp), tbits = (len - 40) * 8;
         if (tbits > used)
           p[len - 1] &= (uint8_t)(0xff >> (tbits - used));
       }
@@ -732,7 +773,9 @@ static void test_open(void) {
     size_t len;
     uint8_t *p;
     int nmut, j;
+    if (b == 4 && fp >= CF_SS_MIN_FP_BITS && iter % 2) g_flags = CF_FLAG_SEMISORT;
     buf = make_filter(&f, m, b, fp, (uint64_t)iter);
+    g_flags = 0;
     for (id = 0; id < m * b / 2; id++) (void)cf_insert(&f, key_of_id(&f, id));
     len = f.blob_size;
     p = xmalloc(len + 32);
@@ -944,124 +987,303 @@ static void test_merge(void) {
 }
 
 /* ---------------------------------------------------------------------
-** (i) Callback stores.
+** (i) Callback stores: buckets kept in a separate byte region through
+** cf_region_get/cf_region_set, with accessors that can be made to fail.
+** The region must stay byte-identical to the in-memory table.
 */
-typedef struct arr_store {
-  uint32_t *a;
-  unsigned b;
-  uint64_t nGet, nSet;
-  uint64_t failGetAt, failSetAt; /* 1-based call number to fail; 0: never */
-} arr_store;
+typedef struct region_store {
+  const cf_params *p;
+  uint8_t *t;
+  size_t n;
+  uint64_t nRead, nWrite;
+  uint64_t failReadAt, failWriteAt; /* 1-based call to fail; 0: never */
+} region_store;
 
-static int arr_get(void *ctx, uint32_t bucket, unsigned slot, uint32_t *fp) {
-  arr_store *s = (arr_store *)ctx;
-  if (++s->nGet == s->failGetAt) return 1;
-  *fp = s->a[(uint64_t)bucket * s->b + slot];
+static int rs_read(void *ctx, uint32_t bucket, uint32_t *fps) {
+  region_store *s = (region_store *)ctx;
+  if (++s->nRead == s->failReadAt) return 1;
+  cf_region_get(s->p, s->t, s->n, bucket, fps);
   return 0;
 }
-static int arr_set(void *ctx, uint32_t bucket, unsigned slot, uint32_t fp) {
-  arr_store *s = (arr_store *)ctx;
-  if (++s->nSet == s->failSetAt) return 1;
-  s->a[(uint64_t)bucket * s->b + slot] = fp;
+static int rs_write(void *ctx, uint32_t bucket, const uint32_t *fps) {
+  region_store *s = (region_store *)ctx;
+  if (++s->nWrite == s->failWriteAt) return 1;
+  cf_region_set(s->p, s->t, s->n, bucket, fps);
   return 0;
 }
 
-static int store_equals(const cf_filter *f, const uint32_t *a) {
-  uint64_t i;
-  unsigned s;
-  for (i = 0; i < f->p.nbuckets; i++)
-    for (s = 0; s < f->p.bucket_size; s++)
-      if (cf_slot_get(f, i, s) != a[i * f->p.bucket_size + s]) return 0;
-  return 1;
+static void run_store(unsigned b, uint32_t flags) {
+  cf_filter f;
+  uint64_t m = 211, id, nDiff = 0, nRcDiff = 0;
+  uint8_t *buf, *a, *snap;
+  region_store rs;
+  cf_store st;
+  rng r = {b + flags};
+  int nKickCases = 0, nUndoBad = 0, nIoerr = 0;
+  g_flags = flags;
+  buf = make_filter(&f, m, b, 11, 8);
+  g_flags = 0;
+  a = calloc(f.table_size, 1);
+  snap = xmalloc(f.table_size);
+  memset(&rs, 0, sizeof(rs));
+  rs.p = &f.p;
+  rs.t = a;
+  rs.n = f.table_size;
+  st.ctx = &rs;
+  st.read = rs_read;
+  st.write = rs_write;
+  /* identical operations, identical results, identical bytes */
+  for (id = 0; id < m * b + 20; id++) {
+    cf_key k = key_of_id(&f, id);
+    int r1 = cf_insert(&f, k), r2 = cf_store_insert(&f.p, &st, k), found;
+    nRcDiff += r1 != r2;
+    CHECK(cf_store_contains(&f.p, &st, k, &found) == CF_OK);
+    if (found != cf_contains(&f, k)) nRcDiff++;
+    if (id % 16 == 0 && memcmp(f.table, a, f.table_size) != 0) nDiff++;
+    if (id % 5 == 0) {
+      cf_key kr = key_of_id(&f, rnd_below(&r, id + 1));
+      r1 = cf_remove(&f, kr);
+      r2 = cf_store_remove(&f.p, &st, kr);
+      nRcDiff += r1 != r2;
+    }
+  }
+  CHECK(memcmp(f.table, a, f.table_size) == 0);
+  CHECKF(nDiff == 0 && nRcDiff == 0, "b=%u flags=%u: %llu %llu", b, flags,
+         (unsigned long long)nDiff, (unsigned long long)nRcDiff);
+
+  /* Failing accessors: for inserts that need kicks, fail the Nth read or
+  ** write for every N; the store must be unchanged afterwards. */
+  for (id = 10000; id < 10000 + 400 && nKickCases < 40; id++) {
+    cf_key k = key_of_id(&f, id);
+    uint64_t nRead, nWrite, n;
+    int rc;
+    memcpy(snap, a, f.table_size);
+    rs.nRead = rs.nWrite = 0;
+    rs.failReadAt = rs.failWriteAt = 0;
+    rc = cf_store_insert(&f.p, &st, k);
+    nRead = rs.nRead;
+    nWrite = rs.nWrite;
+    memcpy(a, snap, f.table_size); /* back to the snapshot */
+    if (nWrite < 3 && rc == CF_OK) continue; /* no kicks: less interesting */
+    nKickCases++;
+    for (n = 1; n <= nRead + nWrite; n++) {
+      rs.nRead = rs.nWrite = 0;
+      rs.failReadAt = n <= nRead ? n : 0;
+      rs.failWriteAt = n <= nRead ? 0 : n - nRead;
+      rc = cf_store_insert(&f.p, &st, k);
+      if (rc == CF_IOERR) {
+        nIoerr++;
+        if (memcmp(snap, a, f.table_size) != 0) nUndoBad++;
+      }
+      memcpy(a, snap, f.table_size);
+    }
+    /* remove through a failing write */
+    rs.nRead = rs.nWrite = 0;
+    rs.failReadAt = 0;
+    rs.failWriteAt = 1;
+    rc = cf_store_remove(&f.p, &st, key_of_id(&f, 0));
+    CHECK(rc == CF_IOERR || rc == CF_NOTFOUND);
+    if (memcmp(snap, a, f.table_size) != 0) nUndoBad++;
+    rs.failWriteAt = 0;
+  }
+  rs.failReadAt = rs.failWriteAt = 0;
+  CHECKF(nKickCases > 0, "b=%u flags=%u: no insert needed kicks", b, flags);
+  CHECKF(nIoerr > 0, "b=%u flags=%u", b, flags);
+  CHECKF(nUndoBad == 0, "b=%u flags=%u: %d failing-store runs left changes",
+         b, flags, nUndoBad);
+  {
+    int found = 0;
+    rs.nRead = 0;
+    rs.failReadAt = 1;
+    CHECK(cf_store_contains(&f.p, &st, key_of_id(&f, 1), &found) ==
+          CF_IOERR);
+    rs.failReadAt = 0;
+  }
+  free(a);
+  free(snap);
+  free(buf);
 }
 
 static void test_store(void) {
-  unsigned b;
-  for (b = 2; b <= 8; b *= 2) {
-    cf_filter f;
-    uint64_t m = 211, id, nDiff = 0, nRcDiff = 0;
-    uint8_t *buf = make_filter(&f, m, b, 11, 8);
-    uint32_t *a = calloc(m * b, sizeof(uint32_t));
-    uint32_t *snap = xmalloc(m * b * sizeof(uint32_t));
-    arr_store as;
-    cf_store st;
-    rng r = {b};
-    int nKickCases = 0, nUndoBad = 0, nIoerr = 0;
-    memset(&as, 0, sizeof(as));
-    as.a = a;
-    as.b = b;
-    st.ctx = &as;
-    st.get = arr_get;
-    st.set = arr_set;
-    /* identical operations, identical results, identical buckets */
-    for (id = 0; id < m * b + 20; id++) {
-      cf_key k = key_of_id(&f, id);
-      int r1 = cf_insert(&f, k), r2 = cf_store_insert(&f.p, &st, k), found;
-      nRcDiff += r1 != r2;
-      CHECK(cf_store_contains(&f.p, &st, k, &found) == CF_OK);
-      if (found != cf_contains(&f, k)) nRcDiff++;
-      if (id % 16 == 0 && !store_equals(&f, a)) nDiff++;
-      if (id % 5 == 0) {
-        cf_key kr = key_of_id(&f, rnd_below(&r, id + 1));
-        r1 = cf_remove(&f, kr);
-        r2 = cf_store_remove(&f.p, &st, kr);
-        nRcDiff += r1 != r2;
-      }
-    }
-    CHECK(store_equals(&f, a));
-    CHECK(nDiff == 0 && nRcDiff == 0);
+  run_store(2, 0);
+  run_store(4, 0);
+  run_store(8, 0);
+  run_store(4, CF_FLAG_SEMISORT);
+}
 
-    /* Failing accessors: for inserts that need kicks, fail the Nth get
-    ** or set for every N; the store must be unchanged afterwards. */
-    for (id = 10000; id < 10000 + 400 && nKickCases < 40; id++) {
-      cf_key k = key_of_id(&f, id);
-      uint64_t nGet, nSet, n;
-      int rc;
-      memcpy(snap, a, m * b * sizeof(uint32_t));
-      as.nGet = as.nSet = 0;
-      as.failGetAt = as.failSetAt = 0;
-      rc = cf_store_insert(&f.p, &st, k);
-      nGet = as.nGet;
-      nSet = as.nSet;
-      memcpy(a, snap, m * b * sizeof(uint32_t)); /* back to the snapshot */
-      if (nSet < 3 && rc == CF_OK) continue; /* no kicks: less interesting */
-      nKickCases++;
-      for (n = 1; n <= nGet + nSet; n++) {
-        as.nGet = as.nSet = 0;
-        as.failGetAt = n <= nGet ? n : 0;
-        as.failSetAt = n <= nGet ? 0 : n - nGet;
-        rc = cf_store_insert(&f.p, &st, k);
-        if (rc == CF_IOERR) {
-          nIoerr++;
-          if (memcmp(snap, a, m * b * sizeof(uint32_t)) != 0) nUndoBad++;
-        }
-        memcpy(a, snap, m * b * sizeof(uint32_t));
+/* ---------------------------------------------------------------------
+** (j) Semi-sorted buckets.
+*/
+
+/* Fill to ~96% load, then rounds of: delete a random half, refill,
+** delete and insert at random; no false negative at any check. */
+static void churn(uint64_t m, unsigned b, unsigned fp, uint64_t seed) {
+  cf_filter f;
+  uint8_t *buf = make_filter(&f, m, b, fp, seed);
+  uint64_t n = m * b, nIds = 0, nextId = 0, i, lost = 0, bad = 0;
+  uint64_t *ids = xmalloc(n * sizeof(uint64_t));
+  rng r = {seed * 13 + fp};
+  int round;
+  for (round = 0; round < 4; round++) {
+    /* fill until the first failure or 96% */
+    while (nIds < n * 96 / 100) {
+      int rc = cf_insert(&f, key_of_id(&f, nextId));
+      if (rc != CF_OK) {
+        bad += rc != CF_FULL && rc != CF_TOO_MANY;
+        nextId++;
+        break;
       }
-      /* remove through a failing set */
-      as.nGet = as.nSet = 0;
-      as.failGetAt = 0;
-      as.failSetAt = 1;
-      rc = cf_store_remove(&f.p, &st, key_of_id(&f, 0));
-      CHECK(rc == CF_IOERR || rc == CF_NOTFOUND);
-      if (memcmp(snap, a, m * b * sizeof(uint32_t)) != 0) nUndoBad++;
-      as.failSetAt = 0;
+      ids[nIds++] = nextId++;
     }
-    as.failGetAt = as.failSetAt = 0;
-    CHECKF(nKickCases > 0, "b=%u: no insert needed kicks", b);
-    CHECKF(nIoerr > 0, "b=%u", b);
-    CHECKF(nUndoBad == 0, "b=%u: %d failing-store runs left changes", b,
-           nUndoBad);
-    {
-      int found = 0;
-      as.nGet = 0;
-      as.failGetAt = 1;
-      CHECK(cf_store_contains(&f.p, &st, key_of_id(&f, 1), &found) == CF_IOERR);
-      as.failGetAt = 0;
+    for (i = 0; i < nIds; i++) lost += !cf_contains(&f, key_of_id(&f, ids[i]));
+    /* delete a random half */
+    for (i = 0; i < nIds / 2; i++) {
+      uint64_t j = rnd_below(&r, nIds);
+      bad += cf_remove(&f, key_of_id(&f, ids[j])) != CF_OK;
+      ids[j] = ids[--nIds];
     }
-    free(a);
-    free(snap);
-    free(buf);
+    for (i = 0; i < nIds; i++) lost += !cf_contains(&f, key_of_id(&f, ids[i]));
+    /* random churn at about half load */
+    for (i = 0; i < n; i++) {
+      if (nIds > 0 && (rnd(&r) & 1)) {
+        uint64_t j = rnd_below(&r, nIds);
+        bad += cf_remove(&f, key_of_id(&f, ids[j])) != CF_OK;
+        ids[j] = ids[--nIds];
+      } else if (cf_insert(&f, key_of_id(&f, nextId)) == CF_OK) {
+        ids[nIds++] = nextId++;
+      } else {
+        nextId++;
+      }
+    }
+    for (i = 0; i < nIds; i++) lost += !cf_contains(&f, key_of_id(&f, ids[i]));
+    bad += f.count != nIds || cf_count_slots(&f) != nIds;
   }
+  CHECKF(lost == 0, "churn m=%llu b=%u f=%u flags=%u: %llu false negatives",
+         (unsigned long long)m, b, fp, g_flags, (unsigned long long)lost);
+  CHECKF(bad == 0, "churn m=%llu b=%u f=%u flags=%u: %llu bad results",
+         (unsigned long long)m, b, fp, g_flags, (unsigned long long)bad);
+  free(ids);
+  free(buf);
+}
+
+/* w <= 32 bits at bit offset `bit` of t, read one bit at a time. */
+static uint64_t test_bits(const uint8_t *t, uint64_t bit, unsigned w) {
+  uint64_t v = 0;
+  unsigned i;
+  for (i = 0; i < w; i++) v |= (uint64_t)((t[(bit + i) / 8] >> ((bit + i) % 8)) & 1) << i;
+  return v;
+}
+
+static void test_semisort(void) {
+  unsigned a0, a1, a2, a3, fp;
+  unsigned nCodes = 0, nBad = 0;
+  cf_params p;
+  uint8_t t[32];
+  rng r = {77};
+  double minLoad = 1.0;
+
+  /* Every nibble tuple, with random low bits, at widths 5, 9, 17 and 32,
+  ** in bucket 1 of a region: reads back as the sorted fingerprints, and
+  ** the code field is the tuple's rank (all 3876 codes used once). */
+  memset(&p, 0, sizeof(p));
+  p.bucket_size = 4;
+  p.flags = CF_FLAG_SEMISORT;
+  for (a0 = 0; a0 < 16; a0++)
+    for (a1 = a0; a1 < 16; a1++)
+      for (a2 = a1; a2 < 16; a2++)
+        for (a3 = a2; a3 < 16; a3++) {
+          static const unsigned aF[] = {5, 9, 17, 32};
+          unsigned nib[4], i, s;
+          nib[0] = a0, nib[1] = a1, nib[2] = a2, nib[3] = a3;
+          nCodes++;
+          for (i = 0; i < 4; i++) {
+            uint32_t in[4], out[4], sorted[4], lm;
+            uint64_t code;
+            p.fp_bits = aF[i];
+            lm = (uint32_t)((((uint64_t)1) << (aF[i] - 4)) - 1);
+            for (s = 0; s < 4; s++) {
+              in[(s + 3 * nCodes) % 4] =
+                  (nib[s] << (aF[i] - 4)) | ((uint32_t)rnd(&r) & lm);
+            }
+            memcpy(sorted, in, sizeof(in));
+            for (s = 1; s < 4; s++) { /* insertion sort, the slow way */
+              uint32_t v = sorted[s];
+              int j = (int)s - 1;
+              while (j >= 0 && sorted[j] > v) {
+                sorted[j + 1] = sorted[j];
+                j--;
+              }
+              sorted[j + 1] = v;
+            }
+            memset(t, 0xa5, sizeof(t));
+            cf_region_set(&p, t, sizeof(t), 1, in);
+            cf_region_get(&p, t, sizeof(t), 1, out);
+            nBad += memcmp(out, sorted, sizeof(out)) != 0;
+            /* the code field holds the tuple's rank; bucket 0 (bits
+            ** 0 .. 4f-5) and the bits after bucket 1 are untouched */
+            code = test_bits(t, 4 * aF[i] - 4, 12);
+            nBad += code != (a0 + (a1 + 1) * a1 / 2 +
+                             (a2 + 2) * (a2 + 1) * a2 / 6 +
+                             (a3 + 3) * (a3 + 2) * (a3 + 1) * a3 / 24);
+            for (s = 0; s < 4 * aF[i] - 4; s++) {
+              nBad += test_bits(t, s, 1) != ((0xa5u >> (s % 8)) & 1);
+            }
+            for (s = 8 * aF[i] - 8; s < 8 * sizeof(t); s++) {
+              nBad += test_bits(t, s, 1) != ((0xa5u >> (s % 8)) & 1);
+            }
+          }
+        }
+  CHECK(nCodes == 3876);
+  CHECKF(nBad == 0, "%u codec mismatches", nBad);
+
+  /* Crafted codes past the table decode without crashing. */
+  {
+    uint32_t out[4];
+    p.fp_bits = 12;
+    memset(t, 0xff, sizeof(t));
+    cf_region_get(&p, t, sizeof(t), 0, out);
+    CHECK(out[0] == 0xff && out[3] == 0xff);
+  }
+
+  /* Every width 5..32: randomized model, fill to failure, churn. */
+  g_flags = CF_FLAG_SEMISORT;
+  for (fp = CF_SS_MIN_FP_BITS; fp <= 32; fp++) {
+    double load;
+    unsigned s;
+    uint64_t m = 997 + 10 * fp;
+    run_model(m, 4, fp, 0.90, scale > 1 ? 20000 : 60000, 500 + fp);
+    for (s = 0; s < (scale > 1 ? 1u : 2u); s++) {
+      fill_to_failure(m + s * 1000, 4, fp, 900 + fp + s, &load);
+      if (load < minLoad) minLoad = load;
+    }
+    churn(m, 4, fp, 300 + fp);
+  }
+  g_flags = 0;
+  printf("semisort: min load at failure over f=5..32 %.4f\n", minLoad);
+  CHECKF(minLoad >= 0.94, "semisort load %.4f", minLoad);
+
+  /* Same items, plain and semi-sorted: same answers for present items,
+  ** and the semi-sorted table is one bit per slot smaller. */
+  {
+    cf_filter fa, fb;
+    uint8_t *ba = make_filter(&fa, 5000, 4, 13, 1), *bb;
+    uint64_t id, lost = 0;
+    g_flags = CF_FLAG_SEMISORT;
+    bb = make_filter(&fb, 5000, 4, 13, 1);
+    g_flags = 0;
+    for (id = 0; id < 18000; id++) {
+      CHECK(cf_insert(&fa, key_of_id(&fa, id)) == CF_OK);
+      CHECK(cf_insert(&fb, key_of_id(&fb, id)) == CF_OK);
+    }
+    for (id = 0; id < 18000; id++) lost += !cf_contains(&fb, key_of_id(&fb, id));
+    CHECK(lost == 0);
+    CHECK(fa.table_size - fb.table_size == 5000 * 4 / 8);
+    free(ba);
+    free(bb);
+  }
+  churn(3001, 2, 10, 5);
+  churn(3001, 4, 12, 6);
+  churn(3001, 8, 17, 7);
 }
 
 int main(void) {
@@ -1074,6 +1296,7 @@ int main(void) {
   test_open();
   test_merge();
   test_store();
+  test_semisort();
   test_fill();
   test_capacity();
   test_model();
