@@ -34,6 +34,9 @@
 
 #include "cuckoo_sstable.h"
 
+/* Small hot helpers are forced inline so batches compile to one loop. */
+#define CF_INLINE static inline __attribute__((always_inline))
+
 /* Load factor each bucket size fills to reliably (see README: Limits). */
 /*
 ** Load factor each geometry fills to reliably before the first failed
@@ -50,20 +53,29 @@ static double cf_target_load(unsigned bucket_size, unsigned fp_bits) {
   }
 }
 
-uint64_t cf_get_u64(const uint8_t *p) {
-  uint64_t v = 0;
-  int i;
-  for (i = 7; i >= 0; i--) v = (v << 8) | p[i];
+CF_INLINE uint64_t cf_ld64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
   return v;
 }
 
-void cf_put_u64(uint8_t *p, uint64_t v) {
-  int i;
-  for (i = 0; i < 8; i++) {
-    p[i] = (uint8_t)v;
-    v >>= 8;
-  }
+CF_INLINE void cf_st64(uint8_t *p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  memcpy(p, &v, 8);
 }
+
+static inline uint64_t cf_width_mask(unsigned w) {
+  return w >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << w) - 1);
+}
+
+uint64_t cf_get_u64(const uint8_t *p) { return cf_ld64(p); }
+
+void cf_put_u64(uint8_t *p, uint64_t v) { cf_st64(p, v); }
 
 /* ---------------------------------------------------------------------
 ** Parameters
@@ -153,24 +165,33 @@ uint64_t cf_blob_size(const cf_params *p) {
 */
 
 static void cf_setup(cf_filter *f, uint8_t *buf) {
+  unsigned fb = f->p.fp_bits, s;
   f->blob = buf;
   f->table = buf + CF_HEADER_SIZE;
   f->table_size = (size_t)cf_table_size(&f->p);
   f->blob_size = CF_HEADER_SIZE + f->table_size;
-  f->fp_mask = (f->p.fp_bits == 32) ? 0xffffffffu
-                                     : (((uint64_t)1 << f->p.fp_bits) - 1);
+  f->fp_mask = (fb == 32) ? 0xffffffffu : (((uint64_t)1 << fb) - 1);
   f->bucket_bits = cf_bucket_bits(&f->p);
   f->semisort = (f->p.flags & CF_FLAG_SEMISORT) != 0;
   f->swar = 0;
+  f->ssword = 0;
+  f->lo = f->hi = f->ss_lo = f->ss_hi = f->ss_m7 = 0;
+  f->bucket_mask = cf_width_mask(f->bucket_bits);
+  f->win_last = f->table_size >= 8 ? f->table_size - 8 : 0;
+  f->slot_recip = (65536u + fb - 1) / fb;
 #ifndef CF_NO_SWAR
-  if (!f->semisort && f->bucket_bits <= 57) {
-    unsigned s;
-    f->swar = 1;
-    f->lo = 0;
-    for (s = 0; s < f->p.bucket_size; s++)
-      f->lo |= (uint64_t)1 << (s * f->p.fp_bits);
-    f->hi = f->lo << (f->p.fp_bits - 1);
-    f->bucket_mask = ((uint64_t)1 << f->bucket_bits) - 1;
+  /* One 64-bit window per bucket (see "Bucket words"). */
+  if (f->bucket_bits <= 57 && f->table_size >= 8) {
+    if (!f->semisort) {
+      f->swar = 1;
+      for (s = 0; s < f->p.bucket_size; s++) f->lo |= (uint64_t)1 << (s * fb);
+      f->hi = f->lo << (fb - 1);
+    } else {
+      f->ssword = 1;
+      for (s = 0; s < 4; s++) f->ss_lo |= (uint64_t)1 << (s * (fb - 4));
+      f->ss_hi = f->ss_lo << (fb - 5);
+      f->ss_m7 = f->ss_hi - f->ss_lo;
+    }
   }
 #endif
 }
@@ -266,23 +287,55 @@ void cf_rebase(cf_filter *f, void *buf) { cf_setup(f, (uint8_t *)buf); }
 #define CF_KIND_TEXT 0x54657874ULL       /* "Text" */
 #define CF_KIND_BLOB 0x426c6f62ULL       /* "Blob" */
 
+/*
+** XXH3-64 of an 8-byte little-endian input, in closed form.  For inputs
+** of 4..8 bytes XXH3 reads the input as one 64-bit word (for 8 bytes:
+** the value rotated by 32 bits), XORs it with a key that depends only on
+** the seed and the secret, and finalizes with its rrmxmx mixer.  The key
+** is computed once per seed (and once per batch), so an integer costs
+** two multiplications and no byte shuffling.  tests/core_test.c checks
+** this against XXH3_64bits_withSeed() over many seeds and values: the
+** hash of an item is part of the BLOB format and must never change.
+*/
+CF_INLINE uint64_t cf_rotl64(uint64_t x, unsigned r) {
+  return (x << r) | (x >> (64 - r));
+}
+
+CF_INLINE uint64_t cf_xxh3_key8(uint64_t seed) {
+  seed ^= (uint64_t)XXH_swap32((uint32_t)seed) << 32;
+  return (XXH_readLE64(XXH3_kSecret + 8) ^ XXH_readLE64(XXH3_kSecret + 16)) -
+         seed;
+}
+
+CF_INLINE uint64_t cf_xxh3_8(uint64_t v, uint64_t key) {
+  uint64_t h = cf_rotl64(v, 32) ^ key;
+  h ^= cf_rotl64(h, 49) ^ cf_rotl64(h, 24);
+  h *= 0x9fb21c651e98df25ULL;
+  h ^= (h >> 35) + 8;
+  h *= 0x9fb21c651e98df25ULL;
+  return h ^ (h >> 28);
+}
+
 uint64_t cf_hash_int(uint64_t seed, int64_t v) {
-  uint8_t b[8];
-  cf_put_u64(b, (uint64_t)v);
-  return XXH3_64bits_withSeed(b, 8, seed ^ CF_KIND_INT);
+  return cf_xxh3_8((uint64_t)v, cf_xxh3_key8(seed ^ CF_KIND_INT));
+}
+
+void cf_hash_int_batch(uint64_t seed, const int64_t *aV, size_t n,
+                       uint64_t *aHash) {
+  uint64_t key = cf_xxh3_key8(seed ^ CF_KIND_INT);
+  size_t i;
+  for (i = 0; i < n; i++) aHash[i] = cf_xxh3_8((uint64_t)aV[i], key);
 }
 
 uint64_t cf_hash_real(uint64_t seed, double v) {
   uint64_t bits;
-  uint8_t b[8];
   /* An integral value in int64 range equals that INTEGER in SQL. */
   if (v >= -9223372036854775808.0 && v < 9223372036854775808.0 &&
       v == floor(v)) {
     return cf_hash_int(seed, (int64_t)v);
   }
   memcpy(&bits, &v, 8);
-  cf_put_u64(b, bits);
-  return XXH3_64bits_withSeed(b, 8, seed ^ CF_KIND_REAL);
+  return cf_xxh3_8(bits, cf_xxh3_key8(seed ^ CF_KIND_REAL));
 }
 
 uint64_t cf_hash_text(uint64_t seed, const void *z, size_t n) {
@@ -294,7 +347,7 @@ uint64_t cf_hash_blob(uint64_t seed, const void *z, size_t n) {
 }
 
 /* A strong 64-bit mixer (a variant of the murmur3 finalizer). */
-static inline uint64_t cf_mix64(uint64_t x) {
+CF_INLINE uint64_t cf_mix64(uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdULL;
   x ^= x >> 33;
@@ -304,27 +357,37 @@ static inline uint64_t cf_mix64(uint64_t x) {
 }
 
 /* Map a 32-bit value uniformly onto [0, n) without division. */
-static inline uint32_t cf_reduce(uint32_t x, uint64_t n) {
+CF_INLINE uint32_t cf_reduce(uint32_t x, uint64_t n) {
   return (uint32_t)(((uint64_t)x * n) >> 32);
 }
 
-cf_key cf_key_from(const cf_params *p, uint64_t hash) {
+/* The key split (frozen by the format): the high half of the hash picks
+** the bucket, the low half a fingerprint in 1 .. fp_mask. */
+CF_INLINE cf_key cf_split(uint64_t nbuckets, uint64_t fp_mask,
+                              uint64_t hash) {
   cf_key k;
-  uint64_t nfp = (p->fp_bits == 32) ? 0xffffffffu
-                                     : (((uint64_t)1 << p->fp_bits) - 1);
-  k.i1 = cf_reduce((uint32_t)(hash >> 32), p->nbuckets);
-  /* uniform over 1 .. 2^f-1 */
-  k.fp = cf_reduce((uint32_t)hash, nfp) + 1;
+  k.i1 = cf_reduce((uint32_t)(hash >> 32), nbuckets);
+  k.fp = cf_reduce((uint32_t)hash, fp_mask) + 1;
   return k;
 }
 
+CF_INLINE uint32_t cf_alt(uint64_t nbuckets, uint32_t i, uint32_t fp) {
+  uint32_t h = cf_reduce((uint32_t)(cf_mix64(fp) >> 32), nbuckets);
+  return h >= i ? h - i : (uint32_t)(h + nbuckets - i);
+}
+
+cf_key cf_key_from(const cf_params *p, uint64_t hash) {
+  uint64_t nfp = (p->fp_bits == 32) ? 0xffffffffu
+                                     : (((uint64_t)1 << p->fp_bits) - 1);
+  return cf_split(p->nbuckets, nfp, hash);
+}
+
 cf_key cf_key_of(const cf_filter *f, uint64_t hash) {
-  return cf_key_from(&f->p, hash);
+  return cf_split(f->p.nbuckets, f->fp_mask, hash);
 }
 
 uint32_t cf_alt_bucket(uint64_t nbuckets, uint32_t i, uint32_t fp) {
-  uint32_t h = cf_reduce((uint32_t)(cf_mix64(fp) >> 32), nbuckets);
-  return h >= i ? h - i : (uint32_t)(h + nbuckets - i);
+  return cf_alt(nbuckets, i, fp);
 }
 
 /* ---------------------------------------------------------------------
@@ -338,10 +401,7 @@ static inline uint64_t cf_load_window(const uint8_t *t, size_t size,
                                       size_t byte) {
   uint64_t v = 0;
   if (byte + 8 <= size) {
-    memcpy(&v, t + byte, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
+    v = cf_ld64(t + byte);
   } else {
     size_t i;
     for (i = size; i > byte; i--) v = (v << 8) | t[i - 1];
@@ -352,10 +412,7 @@ static inline uint64_t cf_load_window(const uint8_t *t, size_t size,
 static inline void cf_store_window(uint8_t *t, size_t size, size_t byte,
                                    uint64_t v) {
   if (byte + 8 <= size) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    memcpy(t + byte, &v, 8);
+    cf_st64(t + byte, v);
   } else {
     size_t i;
     for (i = byte; i < size; i++) {
@@ -363,10 +420,6 @@ static inline void cf_store_window(uint8_t *t, size_t size, size_t byte,
       v >>= 8;
     }
   }
-}
-
-static inline uint64_t cf_width_mask(unsigned w) {
-  return w >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << w) - 1);
 }
 
 static inline uint32_t cf_bits_get(const uint8_t *t, size_t size,
@@ -389,9 +442,12 @@ static inline void cf_bits_set(uint8_t *t, size_t size, uint64_t bit,
 /* ---------------------------------------------------------------------
 ** Bucket codecs.  A region is any byte range laid out like the bucket
 ** array; j is a bucket index within it.
+**
+** Semi-sorted: code = C(n0,1) + C(n1+1,2) + C(n2+2,3) + C(n3+3,4) for the
+** sorted nibbles n0 <= n1 <= n2 <= n3 (cuckoo_sstable.h), encoded with
+** the three 16-entry tables below (n0 is its own term) and decoded with
+** one load from cf_ss_decode, whose entries past the last code are 0.
 */
-
-/* code = C(n0,1) + C(n1+1,2) + C(n2+2,3) + C(n3+3,4) (cuckoo_sstable.h) */
 static const uint16_t cf_ss_c2[16] = {0,  1,  3,  6,  10, 15, 21,  28,
                                       36, 45, 55, 66, 78, 91, 105, 120};
 static const uint16_t cf_ss_c3[16] = {0,   1,   4,   10,  20,  35,
@@ -401,13 +457,18 @@ static const uint16_t cf_ss_c4[16] = {0,    1,    5,    15,   35,   70,
                                       126,  210,  330,  495,  715,  1001,
                                       1365, 1820, 2380, 3060};
 
+/* The code of four sorted fingerprints of lb + 4 bits. */
+static inline uint32_t cf_ss_code(const uint32_t *a, unsigned lb) {
+  return (a[0] >> lb) + cf_ss_c2[a[1] >> lb] + cf_ss_c3[a[2] >> lb] +
+         cf_ss_c4[a[3] >> lb];
+}
+
 static inline void cf_ss_read(const uint8_t *t, size_t size, unsigned f,
                               uint64_t j, uint32_t *fps) {
   unsigned lb = f - 4, s;
   uint64_t base = j * (4 * f - 4);
-  uint32_t code = cf_bits_get(t, size, base, 12);
-  /* Codes past the table (a crafted BLOB) read as four zero nibbles. */
-  uint32_t nib = code < CF_SS_CODES ? cf_ss_decode[code] : 0;
+  /* Codes past the last one (a crafted BLOB) read as four zero nibbles. */
+  uint32_t nib = cf_ss_decode[cf_bits_get(t, size, base, 12)];
   for (s = 0; s < 4; s++) {
     fps[s] = (((nib >> (4 * s)) & 15u) << lb) |
              cf_bits_get(t, size, base + 12 + (uint64_t)s * lb, lb);
@@ -434,12 +495,10 @@ static inline void cf_ss_write(uint8_t *t, size_t size, unsigned f,
                                uint64_t j, const uint32_t *fps) {
   unsigned lb = f - 4, s;
   uint64_t base = j * (4 * f - 4);
-  uint32_t a[4], code;
+  uint32_t a[4];
   memcpy(a, fps, sizeof(a));
   cf_sort4(a);
-  code = (a[0] >> lb) + cf_ss_c2[a[1] >> lb] + cf_ss_c3[a[2] >> lb] +
-         cf_ss_c4[a[3] >> lb];
-  cf_bits_set(t, size, base, 12, code);
+  cf_bits_set(t, size, base, 12, cf_ss_code(a, lb));
   for (s = 0; s < 4; s++) {
     cf_bits_set(t, size, base + 12 + (uint64_t)s * lb, lb, a[s]);
   }
@@ -476,31 +535,127 @@ void cf_region_set(const cf_params *p, uint8_t *t, size_t size, uint64_t j,
   }
 }
 
+/* ---------------------------------------------------------------------
+** Bucket words.  A bucket of at most 57 bits (plain b*f, or semi-sorted
+** 4f-4) lies inside the 8 bytes that start at its first byte.  Near the
+** end of the array that window is moved back to the array's last 8
+** bytes, so every bucket is one unaligned 64-bit load (and store), with
+** no byte-by-byte tail and no branch.  cf_setup() enables this (f->swar
+** for plain buckets, f->ssword for semi-sorted ones) when the geometry
+** fits and the array has at least 8 bytes.
+*/
+
+/* Offset of bucket i's 8-byte window; *pShift = the bucket's first bit
+** in it (0 .. 64 - bucket_bits). */
+CF_INLINE size_t cf_win(const cf_filter *f, uint32_t i, unsigned *pShift) {
+  uint64_t bit = (uint64_t)i * f->bucket_bits;
+  size_t byte = (size_t)(bit >> 3);
+  size_t at = byte < f->win_last ? byte : f->win_last;
+  *pShift = (unsigned)((byte - at) * 8 + (bit & 7));
+  return at;
+}
+
+/* Bucket i's bits in the low bits of the result; the bits above them
+** belong to the next buckets (callers that care mask them off). */
+CF_INLINE uint64_t cf_word_raw(const cf_filter *f, uint32_t i) {
+  unsigned sh;
+  size_t at = cf_win(f, i, &sh);
+  return cf_ld64(f->table + at) >> sh;
+}
+
+CF_INLINE uint64_t cf_word(const cf_filter *f, uint32_t i) {
+  return cf_word_raw(f, i) & f->bucket_mask;
+}
+
+CF_INLINE void cf_word_put(cf_filter *f, uint32_t i, uint64_t w) {
+  unsigned sh;
+  size_t at = cf_win(f, i, &sh);
+  uint64_t v = cf_ld64(f->table + at);
+  cf_st64(f->table + at, (v & ~(f->bucket_mask << sh)) | (w << sh));
+}
+
+CF_INLINE void cf_prefetch(const cf_filter *f, uint32_t i, int rw) {
+  const uint8_t *p = f->table + (((uint64_t)i * f->bucket_bits) >> 3);
+  if (rw) {
+    __builtin_prefetch(p, 1);
+  } else {
+    __builtin_prefetch(p, 0);
+  }
+}
+
 /*
-** Whole-bucket probing of plain buckets.  A bucket of b*f <= 57 bits is
-** one 64-bit load.  x = bucket XOR (fp repeated in every field) has a
+** Plain bucket words.  x = bucket XOR (fp repeated in every field) has a
 ** zero field exactly where fp is stored; (x - lo) & ~x & hi is nonzero
 ** iff some field of x is zero, and its lowest set bit lies in the lowest
 ** zero field (a borrow only travels upward from a zero field), so it also
-** gives the slot.
+** gives the slot.  Bits above the bucket do not matter: hi masks them
+** off and borrows never travel downward.
 */
-static inline uint64_t cf_bucket_word(const cf_filter *f, uint32_t i) {
-  uint64_t bit = (uint64_t)i * f->bucket_bits;
-  uint64_t w = cf_load_window(f->table, f->table_size, (size_t)(bit >> 3));
-  return (w >> (bit & 7)) & f->bucket_mask;
-}
-
-static inline uint64_t cf_zero_fields(const cf_filter *f, uint64_t x) {
+CF_INLINE uint64_t cf_zero_fields(const cf_filter *f, uint64_t x) {
   return (x - f->lo) & ~x & f->hi;
 }
 
-static inline void cf_read(const cf_filter *f, uint32_t i, uint32_t *fps) {
+/* The slot whose field holds bit `pos` (pos < 64; f->slot_recip is
+** ceil(2^16 / f), exact for these ranges). */
+CF_INLINE unsigned cf_slot_at(const cf_filter *f, unsigned pos) {
+  return (pos * f->slot_recip) >> 16;
+}
+
+/*
+** Semi-sorted bucket words: bits 0..11 the nibble code, then four low
+** parts of k = f - 4 bits.  cf_ss_match() returns the set of slots (bit s
+** for slot s of the sorted bucket) holding fp: first an exact zero test
+** of every low part at once (t = (x & m7) + m7 sets a field's top bit iff
+** its lower bits are nonzero, with no carry out of the field), which
+** rejects almost every bucket that lacks fp (a low part matches with
+** probability 2^-k per slot); only then one table load decodes the
+** nibbles, compared the same way four bits at a time.
+*/
+CF_INLINE unsigned cf_ss_match(const cf_filter *f, uint64_t w,
+                                   uint32_t fp) {
+  unsigned k = f->p.fp_bits - 4, s, mLow = 0;
+  uint64_t x = (w >> 12) ^ ((uint64_t)(fp & ((1u << k) - 1)) * f->ss_lo);
+  uint64_t zl = ~(((x & f->ss_m7) + f->ss_m7) | x) & f->ss_hi;
+  uint32_t y, zn;
+  if (zl == 0) return 0;
+  y = cf_ss_decode[w & 0xfff] ^ ((fp >> k) * 0x1111u);
+  zn = ~(((y & 0x7777u) + 0x7777u) | y) & 0x8888u;
+  for (s = 0; s < 4; s++) mLow |= (unsigned)((zl >> (s * k + k - 1)) & 1) << s;
+  /* bits 3, 7, 11, 15 of zn -> bits 0..3 (the products do not overlap) */
+  return mLow & ((((zn >> 3) * 0x1248u) >> 12) & 15u);
+}
+
+CF_INLINE void cf_ss_unpack(const cf_filter *f, uint64_t w,
+                                uint32_t *fps) {
+  unsigned k = f->p.fp_bits - 4, s;
+  uint32_t nib = cf_ss_decode[w & 0xfff], lm = (1u << k) - 1;
+  for (s = 0; s < 4; s++) {
+    fps[s] = (((nib >> (4 * s)) & 15u) << k) |
+             ((uint32_t)(w >> (12 + s * k)) & lm);
+  }
+}
+
+/* a[0..3] sorted -> bucket word. */
+CF_INLINE uint64_t cf_ss_pack(const cf_filter *f, const uint32_t *a) {
+  unsigned k = f->p.fp_bits - 4, s;
+  uint64_t w = cf_ss_code(a, k), lm = ((uint64_t)1 << k) - 1;
+  for (s = 0; s < 4; s++) w |= (a[s] & lm) << (12 + s * k);
+  return w;
+}
+
+/* ---------------------------------------------------------------------
+** Decoded buckets: the form every algorithm works on.
+*/
+
+CF_INLINE void cf_read(const cf_filter *f, uint32_t i, uint32_t *fps) {
   if (f->swar) {
-    uint64_t w = cf_bucket_word(f, i);
+    uint64_t w = cf_word(f, i);
     unsigned s;
     for (s = 0; s < f->p.bucket_size; s++) {
       fps[s] = (uint32_t)((w >> (s * f->p.fp_bits)) & f->fp_mask);
     }
+  } else if (f->ssword) {
+    cf_ss_unpack(f, cf_word_raw(f, i), fps);
   } else if (f->semisort) {
     cf_ss_read(f->table, f->table_size, f->p.fp_bits, i, fps);
   } else {
@@ -509,8 +664,20 @@ static inline void cf_read(const cf_filter *f, uint32_t i, uint32_t *fps) {
   }
 }
 
-static inline void cf_write(cf_filter *f, uint32_t i, const uint32_t *fps) {
-  if (f->semisort) {
+CF_INLINE void cf_write(cf_filter *f, uint32_t i, const uint32_t *fps) {
+  if (f->swar) {
+    uint64_t w = 0;
+    unsigned s;
+    for (s = 0; s < f->p.bucket_size; s++) {
+      w |= (uint64_t)fps[s] << (s * f->p.fp_bits);
+    }
+    cf_word_put(f, i, w);
+  } else if (f->ssword) {
+    uint32_t a[4];
+    memcpy(a, fps, sizeof(a));
+    cf_sort4(a);
+    cf_word_put(f, i, cf_ss_pack(f, a));
+  } else if (f->semisort) {
     cf_ss_write(f->table, f->table_size, f->p.fp_bits, i, fps);
   } else {
     cf_plain_write(f->table, f->table_size, f->p.bucket_size, f->p.fp_bits,
@@ -542,12 +709,16 @@ static inline unsigned cf_count_of(const uint32_t *fps, unsigned b,
   return n;
 }
 
-/* Index of fp in bucket i, or -1. */
-static inline int cf_find(const cf_filter *f, uint32_t i, uint32_t fp) {
+/* Index of the first slot of bucket i (decoded order) holding fp, or -1. */
+CF_INLINE int cf_find(const cf_filter *f, uint32_t i, uint32_t fp) {
   uint32_t a[CF_MAX_BUCKET_SIZE];
   if (f->swar) {
-    uint64_t z = cf_zero_fields(f, cf_bucket_word(f, i) ^ (fp * f->lo));
-    return z ? (int)((unsigned)__builtin_ctzll(z) / f->p.fp_bits) : -1;
+    uint64_t z = cf_zero_fields(f, cf_word_raw(f, i) ^ (fp * f->lo));
+    return z ? (int)cf_slot_at(f, (unsigned)__builtin_ctzll(z)) : -1;
+  }
+  if (f->ssword) {
+    unsigned m = cf_ss_match(f, cf_word_raw(f, i), fp);
+    return m ? __builtin_ctz(m) : -1;
   }
   cf_read(f, i, a);
   return cf_slot_of(a, f->p.bucket_size, fp);
@@ -564,21 +735,37 @@ static inline unsigned cf_count_in(const cf_filter *f, uint32_t i,
 ** Operations
 */
 
-int cf_contains(const cf_filter *f, cf_key k) {
-  uint32_t i2;
-  if (f->swar) {
-    uint64_t pat = k.fp * f->lo;
-    i2 = cf_alt_bucket(f->p.nbuckets, k.i1, k.fp);
-    return (cf_zero_fields(f, cf_bucket_word(f, k.i1) ^ pat) |
-            cf_zero_fields(f, cf_bucket_word(f, i2) ^ pat)) != 0;
+/* Bucket access modes, for code specialized on one of them. */
+#define CF_MODE_ANY 0   /* decided per call from f->swar / f->ssword */
+#define CF_MODE_SWAR 1  /* plain bucket words */
+#define CF_MODE_SS 2    /* semi-sorted bucket words */
+#define CF_MODE_BITS 3  /* field by field */
+
+/* Is fp in bucket i1 or i2?  (No need to skip i2 == i1 here.) */
+CF_INLINE int cf_has_m(const cf_filter *f, int mode, uint32_t i1, uint32_t i2,
+                       uint32_t fp) {
+  if (mode == CF_MODE_ANY) {
+    mode = f->swar ? CF_MODE_SWAR : f->ssword ? CF_MODE_SS : CF_MODE_BITS;
   }
-  if (cf_find(f, k.i1, k.fp) >= 0) return 1;
-  i2 = cf_alt_bucket(f->p.nbuckets, k.i1, k.fp);
-  return i2 != k.i1 && cf_find(f, i2, k.fp) >= 0;
+  if (mode == CF_MODE_SWAR) {
+    uint64_t pat = fp * f->lo;
+    return (cf_zero_fields(f, cf_word_raw(f, i1) ^ pat) |
+            cf_zero_fields(f, cf_word_raw(f, i2) ^ pat)) != 0;
+  }
+  if (mode == CF_MODE_SS) {
+    return (cf_ss_match(f, cf_word_raw(f, i1), fp) |
+            cf_ss_match(f, cf_word_raw(f, i2), fp)) != 0;
+  }
+  return cf_find(f, i1, fp) >= 0 || (i2 != i1 && cf_find(f, i2, fp) >= 0);
+}
+
+int cf_contains(const cf_filter *f, cf_key k) {
+  return cf_has_m(f, CF_MODE_ANY, k.i1, cf_alt(f->p.nbuckets, k.i1, k.fp),
+                  k.fp);
 }
 
 unsigned cf_copies(const cf_filter *f, cf_key k) {
-  uint32_t i2 = cf_alt_bucket(f->p.nbuckets, k.i1, k.fp);
+  uint32_t i2 = cf_alt(f->p.nbuckets, k.i1, k.fp);
   unsigned n = cf_count_in(f, k.i1, k.fp);
   if (i2 != k.i1) n += cf_count_in(f, i2, k.fp);
   return n;
@@ -598,21 +785,20 @@ typedef int (*cf_read_fn)(void *ctx, uint32_t bucket, uint32_t *fps);
 typedef int (*cf_write_fn)(void *ctx, uint32_t bucket, const uint32_t *fps);
 
 /*
-** Place fp, whose candidate buckets are i1 and its alternate: the one
-** insertion algorithm (the paper's Algorithm 1), instantiated inline for
-** the in-memory table and for callback stores.  Deterministic: the first
-** bucket to kick from is a hash of (fp, i1), the victim slot at each step
-** a hash of (fingerprint in hand, bucket, step).  On CF_FULL/CF_TOO_MANY
-** every displacement is undone, last first, so the buckets are exactly
-** what they were.  An accessor error returns CF_IOERR after undoing what
-** it can.
+** Place fp, whose candidate buckets are i1 and i2 = its alternate: the
+** one insertion algorithm (the paper's Algorithm 1), instantiated inline
+** for the in-memory table and for callback stores.  Deterministic: the
+** first bucket to kick from is a hash of (fp, i1), the victim slot at
+** each step a hash of (fingerprint in hand, bucket, step).  On
+** CF_FULL/CF_TOO_MANY every displacement is undone, last first, so the
+** buckets are exactly what they were.  An accessor error returns
+** CF_IOERR after undoing what it can.
 */
 static inline __attribute__((always_inline)) int
 cf_place_x(cf_read_fn rd, cf_write_fn wr, void *ctx, uint64_t m, unsigned b,
-           uint32_t i1, uint32_t fp) {
+           uint32_t i1, uint32_t i2, uint32_t fp) {
   cf_undo path[CF_MAX_KICKS];
   uint32_t a[CF_MAX_BUCKET_SIZE];
-  uint32_t i2 = cf_alt_bucket(m, i1, fp);
   uint32_t cur, hand;
   unsigned same;
   int s, n, rc;
@@ -655,7 +841,7 @@ cf_place_x(cf_read_fn rd, cf_write_fn wr, void *ctx, uint64_t m, unsigned b,
       rc = CF_IOERR; /* a failed write changed nothing (store contract) */
       break;
     }
-    cur = cf_alt_bucket(m, cur, hand);
+    cur = cf_alt(m, cur, hand);
     if (rd(ctx, cur, a)) {
       rc = CF_IOERR;
       n++;
@@ -698,62 +884,184 @@ static int cf_mem_write(void *ctx, uint32_t bucket, const uint32_t *fps) {
   return 0;
 }
 
-static int cf_place(cf_filter *f, uint32_t i1, uint32_t fp) {
-  int rc;
-  if (f->count >= f->p.nbuckets * f->p.bucket_size) return CF_FULL;
-  if (f->swar) {
-    /* Fast path: a free slot in either bucket (the same choice as
-    ** cf_place_x makes). */
-    uint32_t i2;
-    int s;
-    if ((s = cf_find(f, i1, 0)) >= 0) {
-      cf_bits_set(f->table, f->table_size,
-                  ((uint64_t)i1 * f->p.bucket_size + (unsigned)s) *
-                      f->p.fp_bits,
-                  f->p.fp_bits, fp);
-      goto placed;
-    }
-    i2 = cf_alt_bucket(f->p.nbuckets, i1, fp);
-    if (i2 != i1 && (s = cf_find(f, i2, 0)) >= 0) {
-      cf_bits_set(f->table, f->table_size,
-                  ((uint64_t)i2 * f->p.bucket_size + (unsigned)s) *
-                      f->p.fp_bits,
-                  f->p.fp_bits, fp);
-      goto placed;
+/*
+** cf_place_x() for plain bucket words, without decoding: the same
+** choices (first bucket, victim slots, lowest free slot), so the same
+** bytes, at a fraction of the instructions per displacement.  Both
+** buckets are full when it is called.  Undoing restores the displaced
+** fingerprints in reverse order, so each field again holds what the
+** displacement put there.
+*/
+static int cf_kick_swar(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
+  cf_undo path[CF_MAX_KICKS];
+  const uint64_t m = f->p.nbuckets, fpm = f->fp_mask, pat = fp * f->lo;
+  const unsigned fb = f->p.fp_bits, bmask = f->p.bucket_size - 1;
+  uint32_t cur, hand = fp;
+  unsigned sh;
+  size_t at;
+  uint64_t v, z;
+  int n;
+
+  /* Both buckets full of this very fingerprint: kicking cannot help. */
+  if (cf_word(f, i1) == pat && (i2 == i1 || cf_word(f, i2) == pat)) {
+    return CF_TOO_MANY;
+  }
+  cur = (cf_mix64(((uint64_t)fp << 32) ^ i1) & 1) ? i2 : i1;
+  for (n = 0; n < CF_MAX_KICKS; n++) {
+    unsigned slot = (unsigned)(cf_mix64(((uint64_t)hand << 32) ^ cur ^
+                                        ((uint64_t)n << 56)) &
+                               bmask);
+    unsigned pos;
+    at = cf_win(f, cur, &sh);
+    v = cf_ld64(f->table + at);
+    pos = sh + slot * fb;
+    path[n].bucket = cur;
+    path[n].slot = slot;
+    path[n].old = (uint32_t)((v >> pos) & fpm);
+    path[n].put = hand;
+    cf_st64(f->table + at, v ^ ((uint64_t)(path[n].old ^ hand) << pos));
+    hand = path[n].old;
+    cur = cf_alt(m, cur, hand);
+    at = cf_win(f, cur, &sh);
+    v = cf_ld64(f->table + at);
+    z = cf_zero_fields(f, v >> sh);
+    if (z) {
+      pos = sh + cf_slot_at(f, (unsigned)__builtin_ctzll(z)) * fb;
+      cf_st64(f->table + at, v | ((uint64_t)hand << pos));
+      return CF_OK;
     }
   }
-  rc = cf_place_x(cf_mem_read, cf_mem_write, f, f->p.nbuckets,
-                  f->p.bucket_size, i1, fp);
-  if (rc != CF_OK) return rc;
-placed:
-  f->count++;
-  cf_write_count(f);
+  while (n-- > 0) {
+    unsigned pos;
+    at = cf_win(f, path[n].bucket, &sh);
+    v = cf_ld64(f->table + at);
+    pos = sh + path[n].slot * fb;
+    cf_st64(f->table + at,
+            v ^ ((uint64_t)(path[n].old ^ path[n].put) << pos));
+  }
+  return CF_FULL;
+}
+
+/* The slow path of an insert, kept out of line. */
+static __attribute__((noinline)) int cf_kick(cf_filter *f, uint32_t i1,
+                                             uint32_t i2, uint32_t fp) {
+  if (f->swar) return cf_kick_swar(f, i1, i2, fp);
+  return cf_place_x(cf_mem_read, cf_mem_write, f, f->p.nbuckets,
+                    f->p.bucket_size, i1, i2, fp);
+}
+
+/*
+** A free slot in bucket i takes fp: 1 if it did.  The same slot as
+** cf_place_x() would choose: the lowest free slot of a plain bucket; a
+** semi-sorted bucket has a free slot iff its smallest fingerprint is 0.
+*/
+CF_INLINE int cf_put_free(cf_filter *f, uint32_t i, uint32_t fp) {
+  if (f->swar) {
+    unsigned sh;
+    size_t at = cf_win(f, i, &sh);
+    uint64_t v = cf_ld64(f->table + at);
+    uint64_t z = cf_zero_fields(f, v >> sh);
+    if (z == 0) return 0;
+    /* the field is zero: OR the fingerprint in */
+    cf_st64(f->table + at,
+            v | ((uint64_t)fp << (sh + cf_slot_at(f, (unsigned)__builtin_ctzll(
+                                                          z)) *
+                                           f->p.fp_bits)));
+    return 1;
+  }
+  if (f->ssword) {
+    uint64_t w = cf_word_raw(f, i);
+    uint32_t a[4];
+    int s;
+    if ((cf_ss_decode[w & 0xfff] & 15u) != 0 ||
+        ((w >> 12) & (((uint64_t)1 << (f->p.fp_bits - 4)) - 1)) != 0) {
+      return 0;
+    }
+    /* a[0] is the free slot; move fp up to its sorted place */
+    cf_ss_unpack(f, w, a);
+    for (s = 0; s < 3 && a[s + 1] < fp; s++) a[s] = a[s + 1];
+    a[s] = fp;
+    cf_word_put(f, i, cf_ss_pack(f, a));
+    return 1;
+  }
+  {
+    uint32_t a[CF_MAX_BUCKET_SIZE];
+    int s;
+    cf_read(f, i, a);
+    if ((s = cf_slot_of(a, f->p.bucket_size, 0)) < 0) return 0;
+    a[s] = fp;
+    cf_write(f, i, a);
+    return 1;
+  }
+}
+
+/* Insert without updating the header's count (batches write it once). */
+CF_INLINE int cf_place(cf_filter *f, uint32_t i1, uint32_t i2,
+                           uint32_t fp) {
+  int rc;
+  if (f->count >= f->p.nbuckets * f->p.bucket_size) return CF_FULL;
+  if (cf_put_free(f, i1, fp) || (i2 != i1 && cf_put_free(f, i2, fp))) {
+    f->count++;
+    return CF_OK;
+  }
+  rc = cf_kick(f, i1, i2, fp);
+  if (rc == CF_OK) f->count++;
+  return rc;
+}
+
+/* Clear one copy of fp from bucket i1, else from i2: CF_OK, CF_NOTFOUND
+** or CF_CORRUPT (a copy found while the count is 0).  The header's count
+** is left to the caller. */
+CF_INLINE int cf_unplace(cf_filter *f, uint32_t i1, uint32_t i2,
+                             uint32_t fp) {
+  uint32_t i = i1;
+  if (f->swar) {
+    uint64_t pat = fp * f->lo, v, z;
+    unsigned sh;
+    size_t at = cf_win(f, i, &sh);
+    v = cf_ld64(f->table + at);
+    z = cf_zero_fields(f, (v >> sh) ^ pat);
+    if (z == 0 && i2 != i1) {
+      at = cf_win(f, i = i2, &sh);
+      v = cf_ld64(f->table + at);
+      z = cf_zero_fields(f, (v >> sh) ^ pat);
+    }
+    if (z == 0) return CF_NOTFOUND;
+    if (f->count == 0) return CF_CORRUPT;
+    sh += cf_slot_at(f, (unsigned)__builtin_ctzll(z)) * f->p.fp_bits;
+    cf_st64(f->table + at, v & ~(f->fp_mask << sh));
+  } else {
+    uint32_t a[CF_MAX_BUCKET_SIZE];
+    int s = cf_find(f, i, fp);
+    if (s < 0) {
+      if (i2 == i1 || (s = cf_find(f, i = i2, fp)) < 0) return CF_NOTFOUND;
+    }
+    if (f->count == 0) return CF_CORRUPT;
+    cf_read(f, i, a);
+    a[s] = 0;
+    cf_write(f, i, a);
+  }
+  f->count--;
   return CF_OK;
 }
 
-int cf_insert(cf_filter *f, cf_key k) { return cf_place(f, k.i1, k.fp); }
+int cf_insert(cf_filter *f, cf_key k) {
+  int rc = cf_place(f, k.i1, cf_alt(f->p.nbuckets, k.i1, k.fp), k.fp);
+  if (rc == CF_OK) cf_write_count(f);
+  return rc;
+}
 
 int cf_remove(cf_filter *f, cf_key k) {
-  uint32_t a[CF_MAX_BUCKET_SIZE];
-  uint32_t i = k.i1;
-  int s = cf_find(f, i, k.fp);
-  if (s < 0) {
-    i = cf_alt_bucket(f->p.nbuckets, k.i1, k.fp);
-    if (i == k.i1 || (s = cf_find(f, i, k.fp)) < 0) return CF_NOTFOUND;
-  }
-  if (f->count == 0) return CF_CORRUPT;
-  cf_read(f, i, a);
-  a[s] = 0;
-  cf_write(f, i, a);
-  f->count--;
-  cf_write_count(f);
-  return CF_OK;
+  int rc = cf_unplace(f, k.i1, cf_alt(f->p.nbuckets, k.i1, k.fp), k.fp);
+  if (rc == CF_OK) cf_write_count(f);
+  return rc;
 }
 
 /* Callback stores (e.g. the virtual table's block cache). */
 int cf_store_insert(const cf_params *p, const cf_store *st, cf_key k) {
   return cf_place_x(st->read, st->write, st->ctx, p->nbuckets,
-                    p->bucket_size, k.i1, k.fp);
+                    p->bucket_size, k.i1, cf_alt(p->nbuckets, k.i1, k.fp),
+                    k.fp);
 }
 
 /* Slot of fp in bucket i of a store (-1: absent); *prc set on error. */
@@ -777,7 +1085,7 @@ int cf_store_contains(const cf_params *p, const cf_store *st, cf_key k,
     return CF_OK;
   }
   if (rc) return rc;
-  i2 = cf_alt_bucket(p->nbuckets, k.i1, k.fp);
+  i2 = cf_alt(p->nbuckets, k.i1, k.fp);
   if (i2 != k.i1 && cf_store_find(p, st, i2, k.fp, a, &rc) >= 0) *pFound = 1;
   return rc;
 }
@@ -789,7 +1097,7 @@ int cf_store_remove(const cf_params *p, const cf_store *st, cf_key k) {
   s = cf_store_find(p, st, i, k.fp, a, &rc);
   if (rc) return rc;
   if (s < 0) {
-    i = cf_alt_bucket(p->nbuckets, k.i1, k.fp);
+    i = cf_alt(p->nbuckets, k.i1, k.fp);
     if (i == k.i1) return CF_NOTFOUND;
     s = cf_store_find(p, st, i, k.fp, a, &rc);
     if (rc) return rc;
@@ -809,7 +1117,7 @@ int cf_merge(cf_filter *dst, const cf_filter *src) {
   uint32_t a[CF_MAX_BUCKET_SIZE];
   uint64_t i;
   unsigned s, b = src->p.bucket_size;
-  int rc;
+  int rc = CF_OK;
   if (dst->p.nbuckets != src->p.nbuckets ||
       dst->p.bucket_size != src->p.bucket_size ||
       dst->p.fp_bits != src->p.fp_bits || dst->p.flags != src->p.flags ||
@@ -823,18 +1131,21 @@ int cf_merge(cf_filter *dst, const cf_filter *src) {
       unsigned have, want;
       cf_key k;
       if (fp == 0 || cf_slot_of(a, s, fp) >= 0) continue; /* empty/seen */
-      j = cf_alt_bucket(src->p.nbuckets, (uint32_t)i, fp);
+      j = cf_alt(src->p.nbuckets, (uint32_t)i, fp);
       if (j < i && cf_count_in(src, j, fp) > 0) continue; /* seen at j */
       k.i1 = (uint32_t)i;
       k.fp = fp;
       want = cf_copies(src, k);
       for (have = cf_copies(dst, k); have < want; have++) {
-        rc = cf_place(dst, (uint32_t)i, fp);
-        if (rc != CF_OK) return rc;
+        rc = cf_place(dst, (uint32_t)i, j, fp);
+        if (rc != CF_OK) break;
       }
+      if (rc != CF_OK) break;
     }
+    if (rc != CF_OK) break;
   }
-  return CF_OK;
+  cf_write_count(dst);
+  return rc;
 }
 
 uint64_t cf_count_slots(const cf_filter *f) {
@@ -855,4 +1166,171 @@ double cf_expected_fpr(const cf_filter *f) {
   double load = slots > 0 ? (double)f->count / slots : 0.0;
   double per = 1.0 / (double)f->fp_mask;
   return 1.0 - pow(1.0 - per * load, 2.0 * f->p.bucket_size);
+}
+
+/* ---------------------------------------------------------------------
+** Batches.  Item j + CF_AHEAD's key and both its buckets are computed,
+** and the buckets prefetched, before item j is handled, so up to
+** 2 * CF_AHEAD cache misses are in flight instead of the two of one
+** item.  That pays off only for arrays larger than the caches close to
+** the core; smaller ones skip the prefetch.  Items are handled strictly
+** in order, so the results and the bytes are those of the single-item
+** functions.  The batch works on a local copy of the filter view (a
+** store through the uint8_t output array could otherwise alias it and
+** force every field to be reloaded) and writes the count back once.
+*/
+#define CF_AHEAD 16                 /* items of look-ahead (a power of 2) */
+#define CF_PREFETCH_MIN (1u << 20) /* smaller arrays are not prefetched */
+#define CF_PIPE 0 /* without prefetch: items between key and probe */
+
+#define CF_OP_HAS 0
+#define CF_OP_PUT 1
+#define CF_OP_DEL 2
+
+typedef struct cf_pending {
+  uint32_t i1, i2, fp;
+} cf_pending;
+
+CF_INLINE size_t cf_batch(cf_filter *pF, const uint64_t *aHash, size_t n,
+                          uint8_t *aOut, int *pRc, int op, int mode, int pf) {
+  cf_filter F = *pF;
+  cf_pending ring[2 * CF_AHEAD];
+  size_t j, nDone = 0, lead = pf ? CF_AHEAD : 0;
+  int rc = CF_OK;
+  for (j = 0; j < n + lead; j++) {
+    if (j < n) {
+      cf_key k = cf_split(F.p.nbuckets, F.fp_mask, aHash[j]);
+      cf_pending *q = &ring[j & (2 * CF_AHEAD - 1)];
+      q->i1 = k.i1;
+      q->fp = k.fp;
+      q->i2 = cf_alt(F.p.nbuckets, k.i1, k.fp);
+      if (pf) {
+        cf_prefetch(&F, q->i1, op != CF_OP_HAS);
+        cf_prefetch(&F, q->i2, op != CF_OP_HAS);
+      }
+    }
+    if (j >= lead) {
+      size_t i = j - lead;
+      const cf_pending *q = &ring[i & (2 * CF_AHEAD - 1)];
+      int r;
+      if (op == CF_OP_HAS) {
+        r = cf_has_m(&F, mode, q->i1, q->i2, q->fp);
+      } else if (op == CF_OP_PUT) {
+        rc = cf_place(&F, q->i1, q->i2, q->fp);
+        if (rc != CF_OK) break;
+        r = 1;
+      } else {
+        r = cf_unplace(&F, q->i1, q->i2, q->fp) == CF_OK;
+      }
+      if (aOut) aOut[i] = (uint8_t)r;
+      nDone += (size_t)r;
+    }
+  }
+  if (op != CF_OP_HAS && F.count != pF->count) {
+    pF->count = F.count;
+    cf_write_count(pF);
+  }
+  if (pRc) *pRc = rc;
+  return nDone;
+}
+
+/*
+** Lookups, the hot loop: the filter's fields in locals, one bucket word
+** per bucket, specialized per bucket mode and with or without prefetch.
+*/
+CF_INLINE uint64_t cf_word_at(const uint8_t *t, size_t last, unsigned bits,
+                              uint32_t i) {
+  uint64_t bit = (uint64_t)i * bits;
+  size_t byte = (size_t)(bit >> 3);
+  size_t at = byte < last ? byte : last;
+  return cf_ld64(t + at) >> ((byte - at) * 8 + (bit & 7));
+}
+
+CF_INLINE size_t cf_has_words(const cf_filter *f, const uint64_t *aHash,
+                              size_t n, uint8_t *aFound, int mode, int pf) {
+  const uint8_t *t = f->table;
+  const uint64_t m = f->p.nbuckets, fpm = f->fp_mask;
+  const size_t last = f->win_last;
+  const unsigned bits = f->bucket_bits;
+  cf_pending ring[2 * CF_AHEAD];
+  size_t j, nFound = 0, lead = pf ? CF_AHEAD : CF_PIPE;
+  for (j = 0; j < n + lead; j++) {
+    uint32_t i1, i2, fp;
+    int r;
+    if (j < n) {
+      cf_key k = cf_split(m, fpm, aHash[j]);
+      cf_pending *q = &ring[j & (2 * CF_AHEAD - 1)];
+      q->i1 = k.i1;
+      q->fp = k.fp;
+      q->i2 = cf_alt(m, k.i1, k.fp);
+      if (pf) {
+        __builtin_prefetch(t + (((uint64_t)q->i1 * bits) >> 3));
+        __builtin_prefetch(t + (((uint64_t)q->i2 * bits) >> 3));
+      }
+    }
+    if (j < lead) continue;
+    i1 = ring[(j - lead) & (2 * CF_AHEAD - 1)].i1;
+    i2 = ring[(j - lead) & (2 * CF_AHEAD - 1)].i2;
+    fp = ring[(j - lead) & (2 * CF_AHEAD - 1)].fp;
+    if (mode == CF_MODE_SWAR) {
+      uint64_t pat = fp * f->lo, lo = f->lo, hi = f->hi;
+      uint64_t x1 = cf_word_at(t, last, bits, i1) ^ pat;
+      uint64_t x2 = cf_word_at(t, last, bits, i2) ^ pat;
+      r = (((x1 - lo) & ~x1) | ((x2 - lo) & ~x2)) & hi ? 1 : 0;
+    } else {
+      r = (cf_ss_match(f, cf_word_at(t, last, bits, i1), fp) |
+           cf_ss_match(f, cf_word_at(t, last, bits, i2), fp)) != 0;
+    }
+    if (aFound) aFound[j - lead] = (uint8_t)r;
+    nFound += (size_t)r;
+  }
+  return nFound;
+}
+
+static __attribute__((noinline)) size_t cf_has_swar(const cf_filter *f, const uint64_t *aHash, size_t n,
+                          uint8_t *aFound) {
+  return cf_has_words(f, aHash, n, aFound, CF_MODE_SWAR, 0);
+}
+static __attribute__((noinline)) size_t cf_has_swar_pf(const cf_filter *f, const uint64_t *aHash,
+                             size_t n, uint8_t *aFound) {
+  return cf_has_words(f, aHash, n, aFound, CF_MODE_SWAR, 1);
+}
+static __attribute__((noinline)) size_t cf_has_ss(const cf_filter *f, const uint64_t *aHash, size_t n,
+                        uint8_t *aFound) {
+  return cf_has_words(f, aHash, n, aFound, CF_MODE_SS, 0);
+}
+static __attribute__((noinline)) size_t cf_has_ss_pf(const cf_filter *f, const uint64_t *aHash,
+                           size_t n, uint8_t *aFound) {
+  return cf_has_words(f, aHash, n, aFound, CF_MODE_SS, 1);
+}
+
+size_t cf_contains_batch(const cf_filter *f, const uint64_t *aHash, size_t n,
+                         uint8_t *aFound) {
+  int pf = f->table_size >= CF_PREFETCH_MIN;
+  if (f->swar) {
+    return pf ? cf_has_swar_pf(f, aHash, n, aFound)
+              : cf_has_swar(f, aHash, n, aFound);
+  }
+  if (f->ssword) {
+    return pf ? cf_has_ss_pf(f, aHash, n, aFound)
+              : cf_has_ss(f, aHash, n, aFound);
+  }
+  return cf_batch((cf_filter *)f, aHash, n, aFound, 0, CF_OP_HAS,
+                  CF_MODE_BITS, 0);
+}
+
+size_t cf_insert_batch(cf_filter *f, const uint64_t *aHash, size_t n,
+                       int *pRc) {
+  if (f->table_size >= CF_PREFETCH_MIN) {
+    return cf_batch(f, aHash, n, 0, pRc, CF_OP_PUT, CF_MODE_ANY, 1);
+  }
+  return cf_batch(f, aHash, n, 0, pRc, CF_OP_PUT, CF_MODE_ANY, 0);
+}
+
+size_t cf_remove_batch(cf_filter *f, const uint64_t *aHash, size_t n,
+                       uint8_t *aRemoved) {
+  if (f->table_size >= CF_PREFETCH_MIN) {
+    return cf_batch(f, aHash, n, aRemoved, 0, CF_OP_DEL, CF_MODE_ANY, 1);
+  }
+  return cf_batch(f, aHash, n, aRemoved, 0, CF_OP_DEL, CF_MODE_ANY, 0);
 }

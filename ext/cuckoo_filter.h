@@ -93,12 +93,21 @@ typedef struct cf_filter {
   uint64_t fp_mask;  /* (1 << f) - 1 */
   unsigned bucket_bits; /* b * f plain, 4f - 4 semi-sorted */
   int semisort;      /* 1: semi-sorted buckets */
-  /* Whole-bucket probing of plain buckets of b*f <= 57 bits (one 64-bit
-  ** load per bucket). */
-  int swar;          /* 1 if the fields below are in use */
+  /* Whole-bucket access: a bucket of at most 57 bits is one unaligned
+  ** 64-bit load (the window is moved back to the array's last 8 bytes at
+  ** its end).  swar: plain buckets of b*f <= 57 bits; ssword: semi-sorted
+  ** buckets of 4f-4 <= 57 bits (f <= 15); both need an array of >= 8
+  ** bytes. */
+  int swar;          /* 1 if lo and hi are in use */
   uint64_t lo;       /* 1 at the lowest bit of every slot field */
   uint64_t hi;       /* 1 at the highest bit of every slot field */
   uint64_t bucket_mask; /* (1 << bucket_bits) - 1 */
+  int ssword;        /* 1 if the ss_* fields are in use */
+  uint64_t ss_lo;    /* 1 at the lowest bit of every (f-4)-bit low part */
+  uint64_t ss_hi;    /* 1 at the highest bit of every low part */
+  uint64_t ss_m7;    /* the bits of every low part but its highest */
+  size_t win_last;   /* table_size - 8: the last window's offset */
+  unsigned slot_recip; /* ceil(2^16 / f): slot of a bit is bit*recip >> 16 */
 } cf_filter;
 
 /* An item reduced to where it lives and what is stored. */
@@ -167,6 +176,32 @@ uint32_t cf_alt_bucket(uint64_t nbuckets, uint32_t i, uint32_t fp);
 int cf_insert(cf_filter *f, cf_key k);
 int cf_contains(const cf_filter *f, cf_key k);
 int cf_remove(cf_filter *f, cf_key k);
+
+/*
+** Batched operations on n item hashes (as from cf_hash_*): the same
+** results, and the same bytes, as the single-item functions called on
+** each hash in order, but faster on large filters: the keys and both
+** candidate buckets of items a few places ahead are computed and
+** prefetched while the current item is handled.
+**
+** cf_contains_batch: aFound[i] = 1 if item i is probably present, else 0
+** (aFound may be NULL); returns the number found.
+** cf_insert_batch: inserts in order and stops at the first item that does
+** not fit; returns the number inserted and sets *pRc (if not NULL) to CF_OK
+** or to that item's CF_FULL / CF_TOO_MANY (the filter then holds exactly
+** the items before it).
+** cf_remove_batch: removes one copy of each item; aRemoved[i] = 1 if a copy
+** was removed (aRemoved may be NULL); returns the number removed.
+*/
+size_t cf_contains_batch(const cf_filter *f, const uint64_t *aHash, size_t n,
+                         uint8_t *aFound);
+size_t cf_insert_batch(cf_filter *f, const uint64_t *aHash, size_t n,
+                       int *pRc);
+size_t cf_remove_batch(cf_filter *f, const uint64_t *aHash, size_t n,
+                       uint8_t *aRemoved);
+/* aHash[i] = cf_hash_int(seed, aV[i]) for i < n. */
+void cf_hash_int_batch(uint64_t seed, const int64_t *aV, size_t n,
+                       uint64_t *aHash);
 
 /* Copies of fingerprint k.fp in k's candidate buckets (0 .. 2b). */
 unsigned cf_copies(const cf_filter *f, cf_key k);
