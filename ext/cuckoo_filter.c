@@ -165,7 +165,7 @@ uint64_t cf_blob_size(const cf_params *p) {
 */
 
 static void cf_setup(cf_filter *f, uint8_t *buf) {
-  unsigned fb = f->p.fp_bits, s;
+  unsigned fb = f->p.fp_bits;
   f->blob = buf;
   f->table = buf + CF_HEADER_SIZE;
   f->table_size = (size_t)cf_table_size(&f->p);
@@ -175,13 +175,14 @@ static void cf_setup(cf_filter *f, uint8_t *buf) {
   f->semisort = (f->p.flags & CF_FLAG_SEMISORT) != 0;
   f->swar = 0;
   f->ssword = 0;
-  f->lo = f->hi = f->ss_lo = f->ss_hi = f->ss_m7 = 0;
+  f->lo = f->hi = f->ss_lo = f->ss_hi = f->ss_m7 = f->ss_gmul = 0;
   f->bucket_mask = cf_width_mask(f->bucket_bits);
   f->win_last = f->table_size >= 8 ? f->table_size - 8 : 0;
   f->slot_recip = (65536u + fb - 1) / fb;
 #ifndef CF_NO_SWAR
   /* One 64-bit window per bucket (see "Bucket words"). */
   if (f->bucket_bits <= 57 && f->table_size >= 8) {
+    unsigned s;
     if (!f->semisort) {
       f->swar = 1;
       for (s = 0; s < f->p.bucket_size; s++) f->lo |= (uint64_t)1 << (s * fb);
@@ -191,6 +192,10 @@ static void cf_setup(cf_filter *f, uint8_t *buf) {
       for (s = 0; s < 4; s++) f->ss_lo |= (uint64_t)1 << (s * (fb - 4));
       f->ss_hi = f->ss_lo << (fb - 5);
       f->ss_m7 = f->ss_hi - f->ss_lo;
+      if (fb - 4 >= 5) { /* see cf_ss_match() */
+        unsigned k = fb - 4, t;
+        for (t = 0; t < 4; t++) f->ss_gmul |= (uint64_t)1 << (3 * (k - 1) - t * (k - 1));
+      }
     }
   }
 #endif
@@ -318,13 +323,6 @@ CF_INLINE uint64_t cf_xxh3_8(uint64_t v, uint64_t key) {
 
 uint64_t cf_hash_int(uint64_t seed, int64_t v) {
   return cf_xxh3_8((uint64_t)v, cf_xxh3_key8(seed ^ CF_KIND_INT));
-}
-
-void cf_hash_int_batch(uint64_t seed, const int64_t *aV, size_t n,
-                       uint64_t *aHash) {
-  uint64_t key = cf_xxh3_key8(seed ^ CF_KIND_INT);
-  size_t i;
-  for (i = 0; i < n; i++) aHash[i] = cf_xxh3_8((uint64_t)aV[i], key);
 }
 
 uint64_t cf_hash_real(uint64_t seed, double v) {
@@ -604,25 +602,36 @@ CF_INLINE unsigned cf_slot_at(const cf_filter *f, unsigned pos) {
 /*
 ** Semi-sorted bucket words: bits 0..11 the nibble code, then four low
 ** parts of k = f - 4 bits.  cf_ss_match() returns the set of slots (bit s
-** for slot s of the sorted bucket) holding fp: first an exact zero test
-** of every low part at once (t = (x & m7) + m7 sets a field's top bit iff
-** its lower bits are nonzero, with no carry out of the field), which
-** rejects almost every bucket that lacks fp (a low part matches with
-** probability 2^-k per slot); only then one table load decodes the
-** nibbles, compared the same way four bits at a time.
+** for slot s of the sorted bucket) holding fp, without a branch: an
+** exact zero test of every low part at once (t = (x & m7) + m7 sets a
+** field's top bit iff its lower bits are nonzero, with no carry out of
+** the field), the same test on the four nibbles decoded with one table
+** load, and both masks gathered to four bits by a multiplication.
+**
+** The gather: the low parts' flags sit at bits s*k (after a shift by
+** k-1); multiplying by sum_t 2^(P - t(k-1)) puts flag s at bit P + s.
+** Two partial products land on the same bit only if k(s-s') =
+** (k-1)(t-t'), impossible for k >= 5 and s, t < 4, so the products are
+** distinct single bits (no carries) and P = 3(k-1) keeps them in 64 bits
+** for k <= 11 (f <= 15, which ssword requires).  cf_setup() stores the
+** multiplier in ss_gmul for k >= 5; shorter fingerprints loop.
 */
-CF_INLINE unsigned cf_ss_match(const cf_filter *f, uint64_t w,
-                                   uint32_t fp) {
-  unsigned k = f->p.fp_bits - 4, s, mLow = 0;
+CF_INLINE unsigned cf_ss_match(const cf_filter *f, uint64_t w, uint32_t fp) {
+  unsigned k = f->p.fp_bits - 4, mLow;
   uint64_t x = (w >> 12) ^ ((uint64_t)(fp & ((1u << k) - 1)) * f->ss_lo);
   uint64_t zl = ~(((x & f->ss_m7) + f->ss_m7) | x) & f->ss_hi;
-  uint32_t y, zn;
-  if (zl == 0) return 0;
-  y = cf_ss_decode[w & 0xfff] ^ ((fp >> k) * 0x1111u);
-  zn = ~(((y & 0x7777u) + 0x7777u) | y) & 0x8888u;
-  for (s = 0; s < 4; s++) mLow |= (unsigned)((zl >> (s * k + k - 1)) & 1) << s;
-  /* bits 3, 7, 11, 15 of zn -> bits 0..3 (the products do not overlap) */
-  return mLow & ((((zn >> 3) * 0x1248u) >> 12) & 15u);
+  uint32_t y = cf_ss_decode[w & 0xfff] ^ ((fp >> k) * 0x1111u);
+  uint32_t zn = ~(((y & 0x7777u) + 0x7777u) | y) & 0x8888u;
+  if (f->ss_gmul) {
+    mLow = (unsigned)(((zl >> (k - 1)) * f->ss_gmul) >> (3 * (k - 1)));
+  } else {
+    unsigned s;
+    for (mLow = 0, s = 0; s < 4; s++) {
+      mLow |= (unsigned)((zl >> (s * k + k - 1)) & 1) << s;
+    }
+  }
+  /* bits 3, 7, 11, 15 of zn -> bits 0..3 (the same gather with k = 4) */
+  return mLow & (((zn >> 3) * 0x1248u) >> 12) & 15u;
 }
 
 CF_INLINE void cf_ss_unpack(const cf_filter *f, uint64_t w,
@@ -1169,63 +1178,82 @@ double cf_expected_fpr(const cf_filter *f) {
 }
 
 /* ---------------------------------------------------------------------
-** Batches.  Item j + CF_AHEAD's key and both its buckets are computed,
-** and the buckets prefetched, before item j is handled, so up to
-** 2 * CF_AHEAD cache misses are in flight instead of the two of one
-** item.  That pays off only for arrays larger than the caches close to
-** the core; smaller ones skip the prefetch.  Items are handled strictly
+** Batches.  Items go in groups of CF_GROUP.  The keys of group g + 1
+** (both buckets and the fingerprint of every item) are computed, and on
+** a large array their buckets prefetched, before group g is handled.
+** The long multiply chains of the keys then overlap the probes instead
+** of stalling them, and up to 2 * CF_GROUP cache misses are in flight
+** instead of the two of one item (prefetching only pays off for arrays
+** larger than the caches close to the core).  Items are handled strictly
 ** in order, so the results and the bytes are those of the single-item
-** functions.  The batch works on a local copy of the filter view (a
+** functions.  The handling works on a local copy of the filter view (a
 ** store through the uint8_t output array could otherwise alias it and
 ** force every field to be reloaded) and writes the count back once.
 */
-#define CF_AHEAD 16                 /* items of look-ahead (a power of 2) */
+#define CF_GROUP 32                 /* items per group (a multiple of 8) */
 #define CF_PREFETCH_MIN (1u << 20) /* smaller arrays are not prefetched */
-#define CF_PIPE 0 /* without prefetch: items between key and probe */
 
 #define CF_OP_HAS 0
 #define CF_OP_PUT 1
 #define CF_OP_DEL 2
 
-typedef struct cf_pending {
-  uint32_t i1, i2, fp;
-} cf_pending;
+typedef struct cf_keygroup {
+  uint32_t i1[CF_GROUP], i2[CF_GROUP], fp[CF_GROUP];
+} cf_keygroup;
+
+/* Keys of n <= CF_GROUP hashes, for m buckets and fingerprint mask fpm. */
+typedef void (*cf_keys_fn)(uint64_t m, uint64_t fpm, const uint64_t *aHash,
+                           size_t n, cf_keygroup *g);
+
+static void cf_keys(uint64_t m, uint64_t fpm, const uint64_t *aHash, size_t n,
+                    cf_keygroup *g) {
+  size_t r;
+  for (r = 0; r < n; r++) {
+    cf_key k = cf_split(m, fpm, aHash[r]);
+    g->i1[r] = k.i1;
+    g->fp[r] = k.fp;
+    g->i2[r] = cf_alt(m, k.i1, k.fp);
+  }
+}
 
 CF_INLINE size_t cf_batch(cf_filter *pF, const uint64_t *aHash, size_t n,
-                          uint8_t *aOut, int *pRc, int op, int mode, int pf) {
+                          uint8_t *aOut, int *pRc, int op, int mode, int pf,
+                          cf_keys_fn keys) {
   cf_filter F = *pF;
-  cf_pending ring[2 * CF_AHEAD];
-  size_t j, nDone = 0, lead = pf ? CF_AHEAD : 0;
+  cf_keygroup kg[2];
+  size_t g, r, nGroup = (n + CF_GROUP - 1) / CF_GROUP, nDone = 0;
   int rc = CF_OK;
-  for (j = 0; j < n + lead; j++) {
-    if (j < n) {
-      cf_key k = cf_split(F.p.nbuckets, F.fp_mask, aHash[j]);
-      cf_pending *q = &ring[j & (2 * CF_AHEAD - 1)];
-      q->i1 = k.i1;
-      q->fp = k.fp;
-      q->i2 = cf_alt(F.p.nbuckets, k.i1, k.fp);
-      if (pf) {
-        cf_prefetch(&F, q->i1, op != CF_OP_HAS);
-        cf_prefetch(&F, q->i2, op != CF_OP_HAS);
+  for (g = 0; g <= nGroup; g++) {
+    if (g < nGroup) {
+      size_t k = n - g * CF_GROUP < CF_GROUP ? n - g * CF_GROUP : CF_GROUP;
+      cf_keygroup *q = &kg[g & 1];
+      keys(F.p.nbuckets, F.fp_mask, aHash + g * CF_GROUP, k, q);
+      for (r = 0; pf && r < k; r++) {
+        cf_prefetch(&F, q->i1[r], op != CF_OP_HAS);
+        cf_prefetch(&F, q->i2[r], op != CF_OP_HAS);
       }
     }
-    if (j >= lead) {
-      size_t i = j - lead;
-      const cf_pending *q = &ring[i & (2 * CF_AHEAD - 1)];
-      int r;
-      if (op == CF_OP_HAS) {
-        r = cf_has_m(&F, mode, q->i1, q->i2, q->fp);
-      } else if (op == CF_OP_PUT) {
-        rc = cf_place(&F, q->i1, q->i2, q->fp);
-        if (rc != CF_OK) break;
-        r = 1;
-      } else {
-        r = cf_unplace(&F, q->i1, q->i2, q->fp) == CF_OK;
+    if (g > 0) {
+      size_t base = (g - 1) * CF_GROUP;
+      size_t k = n - base < CF_GROUP ? n - base : CF_GROUP;
+      const cf_keygroup *q = &kg[(g - 1) & 1];
+      for (r = 0; r < k; r++) {
+        int x;
+        if (op == CF_OP_HAS) {
+          x = cf_has_m(&F, mode, q->i1[r], q->i2[r], q->fp[r]);
+        } else if (op == CF_OP_PUT) {
+          rc = cf_place(&F, q->i1[r], q->i2[r], q->fp[r]);
+          if (rc != CF_OK) goto done;
+          x = 1;
+        } else {
+          x = cf_unplace(&F, q->i1[r], q->i2[r], q->fp[r]) == CF_OK;
+        }
+        if (aOut) aOut[base + r] = (uint8_t)x;
+        nDone += (size_t)x;
       }
-      if (aOut) aOut[i] = (uint8_t)r;
-      nDone += (size_t)r;
     }
   }
+done:
   if (op != CF_OP_HAS && F.count != pF->count) {
     pF->count = F.count;
     cf_write_count(pF);
@@ -1234,103 +1262,300 @@ CF_INLINE size_t cf_batch(cf_filter *pF, const uint64_t *aHash, size_t n,
   return nDone;
 }
 
-/*
-** Lookups, the hot loop: the filter's fields in locals, one bucket word
-** per bucket, specialized per bucket mode and with or without prefetch.
+/* The instances (each its own loop, so each keeps its locals in
+** registers). */
+#define CF_BATCH_FN(name, op, mode, pf)                                        \
+  static __attribute__((noinline)) size_t name(                                \
+      cf_filter *f, const uint64_t *aHash, size_t n, uint8_t *aOut, int *pRc,  \
+      cf_keys_fn keys) {                                                       \
+    return cf_batch(f, aHash, n, aOut, pRc, op, mode, pf, keys);               \
+  }
+CF_BATCH_FN(cf_has_swar_n, CF_OP_HAS, CF_MODE_SWAR, 0)
+CF_BATCH_FN(cf_has_swar_pf, CF_OP_HAS, CF_MODE_SWAR, 1)
+CF_BATCH_FN(cf_has_ss_n, CF_OP_HAS, CF_MODE_SS, 0)
+CF_BATCH_FN(cf_has_ss_pf, CF_OP_HAS, CF_MODE_SS, 1)
+CF_BATCH_FN(cf_has_bits_n, CF_OP_HAS, CF_MODE_BITS, 0)
+CF_BATCH_FN(cf_put_n, CF_OP_PUT, CF_MODE_ANY, 0)
+CF_BATCH_FN(cf_put_pf, CF_OP_PUT, CF_MODE_ANY, 1)
+CF_BATCH_FN(cf_del_n, CF_OP_DEL, CF_MODE_ANY, 0)
+CF_BATCH_FN(cf_del_pf, CF_OP_DEL, CF_MODE_ANY, 1)
+#undef CF_BATCH_FN
+
+/* ---------------------------------------------------------------------
+** AVX-512 batches (x86-64 with GCC or Clang; chosen at run time when the
+** CPU and the OS support AVX-512 F/DQ/BW/VL, else the scalar loops
+** run).  Eight items per vector: the same arithmetic as the scalar code,
+** lane by lane (32x32-bit multiplications for the multiply-shift
+** reductions, 64-bit ones for XXH3 and the mixer), one gather per
+** candidate bucket, and the same zero-field test, so the results are
+** exactly the scalar ones (tests/core_test.c compares them).  Building
+** with -DCF_NO_SIMD leaves this section out.
 */
-CF_INLINE uint64_t cf_word_at(const uint8_t *t, size_t last, unsigned bits,
-                              uint32_t i) {
-  uint64_t bit = (uint64_t)i * bits;
-  size_t byte = (size_t)(bit >> 3);
-  size_t at = byte < last ? byte : last;
-  return cf_ld64(t + at) >> ((byte - at) * 8 + (bit & 7));
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&      \
+    !defined(CF_NO_SIMD)
+#define CF_AVX512 1
+#include <immintrin.h>
+
+#define CF_TARGET_AVX512                                                       \
+  __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl")))
+
+static int cf_have_avx512(void) {
+  return __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl");
 }
 
-CF_INLINE size_t cf_has_words(const cf_filter *f, const uint64_t *aHash,
-                              size_t n, uint8_t *aFound, int mode, int pf) {
+CF_TARGET_AVX512 static void cf_hash8_avx512(uint64_t key, const int64_t *aV,
+                                             size_t n, uint64_t *aHash) {
+  const __m512i vKey = _mm512_set1_epi64((long long)key);
+  const __m512i vMul = _mm512_set1_epi64((long long)0x9fb21c651e98df25ULL);
+  const __m512i vEight = _mm512_set1_epi64(8);
+  size_t i;
+  for (i = 0; i + 8 <= n; i += 8) {
+    __m512i h = _mm512_loadu_si512((const void *)(aV + i));
+    h = _mm512_xor_si512(_mm512_rol_epi64(h, 32), vKey);
+    h = _mm512_xor_si512(
+        h, _mm512_xor_si512(_mm512_rol_epi64(h, 49), _mm512_rol_epi64(h, 24)));
+    h = _mm512_mullo_epi64(h, vMul);
+    h = _mm512_xor_si512(h, _mm512_add_epi64(_mm512_srli_epi64(h, 35), vEight));
+    h = _mm512_mullo_epi64(h, vMul);
+    h = _mm512_xor_si512(h, _mm512_srli_epi64(h, 28));
+    _mm512_storeu_si512((void *)(aHash + i), h);
+  }
+  for (; i < n; i++) aHash[i] = cf_xxh3_8((uint64_t)aV[i], key);
+}
+
+/* The lanes' keys: i1, i2 and fp, as cf_split() and cf_alt() make them. */
+typedef struct cf_keys8 {
+  __m512i i1, i2, fp;
+} cf_keys8;
+
+CF_TARGET_AVX512 static inline __attribute__((always_inline)) cf_keys8
+cf_keys8_of(__m512i h, __m512i vM, __m512i vFpm) {
+  const __m512i vC1 = _mm512_set1_epi64((long long)0xff51afd7ed558ccdULL);
+  const __m512i vC2 = _mm512_set1_epi64((long long)0xc4ceb9fe1a85ec53ULL);
+  cf_keys8 k;
+  __m512i x, h2, d;
+  __mmask8 wrap;
+  k.i1 = _mm512_srli_epi64(_mm512_mul_epu32(_mm512_srli_epi64(h, 32), vM), 32);
+  k.fp = _mm512_add_epi64(_mm512_srli_epi64(_mm512_mul_epu32(h, vFpm), 32),
+                          _mm512_set1_epi64(1));
+  /* cf_mix64(fp): fp < 2^32, so its first xorshift is a no-op */
+  x = _mm512_mullo_epi64(k.fp, vC1);
+  x = _mm512_xor_si512(x, _mm512_srli_epi64(x, 33));
+  x = _mm512_mullo_epi64(x, vC2);
+  x = _mm512_xor_si512(x, _mm512_srli_epi64(x, 33));
+  h2 = _mm512_srli_epi64(_mm512_mul_epu32(_mm512_srli_epi64(x, 32), vM), 32);
+  d = _mm512_sub_epi64(h2, k.i1);
+  wrap = _mm512_cmplt_epu64_mask(h2, k.i1);
+  k.i2 = _mm512_mask_add_epi64(d, wrap, d, vM);
+  return k;
+}
+
+/* cf_keys(), eight lanes at a time. */
+CF_TARGET_AVX512 static void cf_keys_avx512(uint64_t m, uint64_t fpm,
+                                            const uint64_t *aHash, size_t n,
+                                            cf_keygroup *g) {
+  const __m512i vM = _mm512_set1_epi64((long long)m);
+  const __m512i vFpm = _mm512_set1_epi64((long long)fpm);
+  size_t r;
+  for (r = 0; r + 8 <= n; r += 8) {
+    cf_keys8 k = cf_keys8_of(_mm512_loadu_si512((const void *)(aHash + r)),
+                             vM, vFpm);
+    _mm256_storeu_si256((__m256i *)(g->i1 + r), _mm512_cvtepi64_epi32(k.i1));
+    _mm256_storeu_si256((__m256i *)(g->i2 + r), _mm512_cvtepi64_epi32(k.i2));
+    _mm256_storeu_si256((__m256i *)(g->fp + r), _mm512_cvtepi64_epi32(k.fp));
+  }
+  if (r < n) {
+    cf_keygroup tail;
+    cf_keys(m, fpm, aHash + r, n - r, &tail);
+    memcpy(g->i1 + r, tail.i1, (n - r) * sizeof(uint32_t));
+    memcpy(g->i2 + r, tail.i2, (n - r) * sizeof(uint32_t));
+    memcpy(g->fp + r, tail.fp, (n - r) * sizeof(uint32_t));
+  }
+}
+
+/* Window offsets of buckets i (cf_win()) and the bucket's shift in it. */
+CF_TARGET_AVX512 static inline __attribute__((always_inline)) __m512i
+cf_at8(__m512i i, __m512i vBits, __m512i vLast, __m512i *pSh) {
+  __m512i bit = _mm512_mul_epu32(i, vBits);
+  __m512i byte = _mm512_srli_epi64(bit, 3);
+  __m512i at = _mm512_min_epu64(byte, vLast);
+  *pSh = _mm512_add_epi64(_mm512_slli_epi64(_mm512_sub_epi64(byte, at), 3),
+                          _mm512_and_si512(bit, _mm512_set1_epi64(7)));
+  return at;
+}
+
+/* Mask of lanes whose bucket word w (shifted down by sh) holds fp. */
+CF_TARGET_AVX512 static inline __attribute__((always_inline)) __mmask8
+cf_has8_swar(__m512i w1, __m512i w2, __m512i pat, __m512i vLo, __m512i vHi) {
+  __m512i x1 = _mm512_xor_si512(w1, pat), x2 = _mm512_xor_si512(w2, pat);
+  __m512i z1 = _mm512_andnot_si512(x1, _mm512_sub_epi64(x1, vLo));
+  __m512i z2 = _mm512_andnot_si512(x2, _mm512_sub_epi64(x2, vLo));
+  return _mm512_test_epi64_mask(_mm512_or_si512(z1, z2), vHi);
+}
+
+/*
+** Lookups in plain bucket words, eight at a time.  With pf, items are
+** handled in groups of CF_GROUP: the keys of group g + 1 are computed and
+** their buckets prefetched before group g is probed.
+*/
+CF_TARGET_AVX512 static inline __attribute__((always_inline)) size_t
+cf_has_avx512_x(const cf_filter *f, const uint64_t *aHash, size_t n,
+                uint8_t *aFound, int pf) {
   const uint8_t *t = f->table;
-  const uint64_t m = f->p.nbuckets, fpm = f->fp_mask;
-  const size_t last = f->win_last;
-  const unsigned bits = f->bucket_bits;
-  cf_pending ring[2 * CF_AHEAD];
-  size_t j, nFound = 0, lead = pf ? CF_AHEAD : CF_PIPE;
-  for (j = 0; j < n + lead; j++) {
-    uint32_t i1, i2, fp;
-    int r;
-    if (j < n) {
-      cf_key k = cf_split(m, fpm, aHash[j]);
-      cf_pending *q = &ring[j & (2 * CF_AHEAD - 1)];
-      q->i1 = k.i1;
-      q->fp = k.fp;
-      q->i2 = cf_alt(m, k.i1, k.fp);
-      if (pf) {
-        __builtin_prefetch(t + (((uint64_t)q->i1 * bits) >> 3));
-        __builtin_prefetch(t + (((uint64_t)q->i2 * bits) >> 3));
+  const __m512i vM = _mm512_set1_epi64((long long)f->p.nbuckets);
+  const __m512i vFpm = _mm512_set1_epi64((long long)f->fp_mask);
+  const __m512i vBits = _mm512_set1_epi64(f->bucket_bits);
+  const __m512i vLast = _mm512_set1_epi64((long long)f->win_last);
+  const __m512i vLo = _mm512_set1_epi64((long long)f->lo);
+  const __m512i vHi = _mm512_set1_epi64((long long)f->hi);
+  const __m128i vOne8 = _mm_set1_epi8(1);
+  /* pf: per group, the window offsets, shifts and patterns */
+  uint64_t aAt[2][2][CF_GROUP], aSh[2][2][CF_GROUP], aPat[2][CF_GROUP];
+  size_t i, g, nFound = 0, nVec = n & ~(size_t)7;
+
+  if (!pf) {
+    for (i = 0; i < nVec; i += 8) {
+      __m512i h = _mm512_loadu_si512((const void *)(aHash + i));
+      cf_keys8 k = cf_keys8_of(h, vM, vFpm);
+      __m512i sh1, sh2, at1, at2, w1, w2;
+      __mmask8 hit;
+      at1 = cf_at8(k.i1, vBits, vLast, &sh1);
+      at2 = cf_at8(k.i2, vBits, vLast, &sh2);
+      w1 = _mm512_srlv_epi64(_mm512_i64gather_epi64(at1, (const void *)t, 1),
+                             sh1);
+      w2 = _mm512_srlv_epi64(_mm512_i64gather_epi64(at2, (const void *)t, 1),
+                             sh2);
+      hit = cf_has8_swar(w1, w2, _mm512_mullo_epi64(k.fp, vLo), vLo, vHi);
+      nFound += (size_t)__builtin_popcount(hit);
+      if (aFound) {
+        _mm_storel_epi64((__m128i *)(aFound + i),
+                         _mm_maskz_mov_epi8((__mmask16)hit, vOne8));
       }
     }
-    if (j < lead) continue;
-    i1 = ring[(j - lead) & (2 * CF_AHEAD - 1)].i1;
-    i2 = ring[(j - lead) & (2 * CF_AHEAD - 1)].i2;
-    fp = ring[(j - lead) & (2 * CF_AHEAD - 1)].fp;
-    if (mode == CF_MODE_SWAR) {
-      uint64_t pat = fp * f->lo, lo = f->lo, hi = f->hi;
-      uint64_t x1 = cf_word_at(t, last, bits, i1) ^ pat;
-      uint64_t x2 = cf_word_at(t, last, bits, i2) ^ pat;
-      r = (((x1 - lo) & ~x1) | ((x2 - lo) & ~x2)) & hi ? 1 : 0;
-    } else {
-      r = (cf_ss_match(f, cf_word_at(t, last, bits, i1), fp) |
-           cf_ss_match(f, cf_word_at(t, last, bits, i2), fp)) != 0;
+  } else {
+    size_t nGroup = nVec / CF_GROUP, r;
+    nVec = nGroup * CF_GROUP;
+    for (g = 0; g <= nGroup; g++) {
+      if (g < nGroup) {
+        uint64_t(*at)[CF_GROUP] = aAt[g & 1], (*sh)[CF_GROUP] = aSh[g & 1];
+        for (r = 0; r < CF_GROUP; r += 8) {
+          __m512i h =
+              _mm512_loadu_si512((const void *)(aHash + g * CF_GROUP + r));
+          cf_keys8 k = cf_keys8_of(h, vM, vFpm);
+          __m512i sh1, sh2;
+          _mm512_storeu_si512((void *)(at[0] + r),
+                              cf_at8(k.i1, vBits, vLast, &sh1));
+          _mm512_storeu_si512((void *)(at[1] + r),
+                              cf_at8(k.i2, vBits, vLast, &sh2));
+          _mm512_storeu_si512((void *)(sh[0] + r), sh1);
+          _mm512_storeu_si512((void *)(sh[1] + r), sh2);
+          _mm512_storeu_si512((void *)(aPat[g & 1] + r),
+                              _mm512_mullo_epi64(k.fp, vLo));
+        }
+        for (r = 0; r < CF_GROUP; r++) {
+          __builtin_prefetch(t + at[0][r]);
+          __builtin_prefetch(t + at[1][r]);
+        }
+      }
+      if (g > 0) {
+        size_t b = (g - 1) & 1, base = (g - 1) * CF_GROUP;
+        for (r = 0; r < CF_GROUP; r += 8) {
+          __m512i at1 = _mm512_loadu_si512((const void *)(aAt[b][0] + r));
+          __m512i at2 = _mm512_loadu_si512((const void *)(aAt[b][1] + r));
+          __m512i w1 = _mm512_srlv_epi64(
+              _mm512_i64gather_epi64(at1, (const void *)t, 1),
+              _mm512_loadu_si512((const void *)(aSh[b][0] + r)));
+          __m512i w2 = _mm512_srlv_epi64(
+              _mm512_i64gather_epi64(at2, (const void *)t, 1),
+              _mm512_loadu_si512((const void *)(aSh[b][1] + r)));
+          __mmask8 hit = cf_has8_swar(
+              w1, w2, _mm512_loadu_si512((const void *)(aPat[b] + r)), vLo,
+              vHi);
+          nFound += (size_t)__builtin_popcount(hit);
+          if (aFound) {
+            _mm_storel_epi64((__m128i *)(aFound + base + r),
+                             _mm_maskz_mov_epi8((__mmask16)hit, vOne8));
+          }
+        }
+      }
     }
-    if (aFound) aFound[j - lead] = (uint8_t)r;
-    nFound += (size_t)r;
   }
-  return nFound;
+  /* the last n mod 8 (or mod CF_GROUP) items */
+  return nFound + cf_has_swar_n((cf_filter *)f, aHash + nVec, n - nVec,
+                                aFound ? aFound + nVec : 0, 0, cf_keys);
 }
 
-static __attribute__((noinline)) size_t cf_has_swar(const cf_filter *f, const uint64_t *aHash, size_t n,
-                          uint8_t *aFound) {
-  return cf_has_words(f, aHash, n, aFound, CF_MODE_SWAR, 0);
+CF_TARGET_AVX512 static __attribute__((noinline)) size_t
+cf_has_avx512(const cf_filter *f, const uint64_t *aHash, size_t n,
+              uint8_t *aFound) {
+  return cf_has_avx512_x(f, aHash, n, aFound, 0);
 }
-static __attribute__((noinline)) size_t cf_has_swar_pf(const cf_filter *f, const uint64_t *aHash,
-                             size_t n, uint8_t *aFound) {
-  return cf_has_words(f, aHash, n, aFound, CF_MODE_SWAR, 1);
+
+CF_TARGET_AVX512 static __attribute__((noinline)) size_t
+cf_has_avx512_pf(const cf_filter *f, const uint64_t *aHash, size_t n,
+                 uint8_t *aFound) {
+  return cf_has_avx512_x(f, aHash, n, aFound, 1);
 }
-static __attribute__((noinline)) size_t cf_has_ss(const cf_filter *f, const uint64_t *aHash, size_t n,
-                        uint8_t *aFound) {
-  return cf_has_words(f, aHash, n, aFound, CF_MODE_SS, 0);
+#endif /* CF_AVX512 */
+
+/* The key function of this machine: vectorized when it can be. */
+static cf_keys_fn cf_keys_best(void) {
+#ifdef CF_AVX512
+  if (cf_have_avx512()) return cf_keys_avx512;
+#endif
+  return cf_keys;
 }
-static __attribute__((noinline)) size_t cf_has_ss_pf(const cf_filter *f, const uint64_t *aHash,
-                           size_t n, uint8_t *aFound) {
-  return cf_has_words(f, aHash, n, aFound, CF_MODE_SS, 1);
+
+void cf_hash_int_batch(uint64_t seed, const int64_t *aV, size_t n,
+                       uint64_t *aHash) {
+  uint64_t key = cf_xxh3_key8(seed ^ CF_KIND_INT);
+  size_t i;
+#ifdef CF_AVX512
+  if (cf_have_avx512()) {
+    cf_hash8_avx512(key, aV, n, aHash);
+    return;
+  }
+#endif
+  for (i = 0; i < n; i++) aHash[i] = cf_xxh3_8((uint64_t)aV[i], key);
 }
 
 size_t cf_contains_batch(const cf_filter *f, const uint64_t *aHash, size_t n,
                          uint8_t *aFound) {
+  cf_filter *pF = (cf_filter *)f; /* CF_OP_HAS never writes through it */
   int pf = f->table_size >= CF_PREFETCH_MIN;
+  cf_keys_fn keys = cf_keys_best();
+#ifdef CF_AVX512
+  if (f->swar && keys == cf_keys_avx512) {
+    return pf ? cf_has_avx512_pf(f, aHash, n, aFound)
+              : cf_has_avx512(f, aHash, n, aFound);
+  }
+#endif
   if (f->swar) {
-    return pf ? cf_has_swar_pf(f, aHash, n, aFound)
-              : cf_has_swar(f, aHash, n, aFound);
+    return pf ? cf_has_swar_pf(pF, aHash, n, aFound, 0, keys)
+              : cf_has_swar_n(pF, aHash, n, aFound, 0, keys);
   }
   if (f->ssword) {
-    return pf ? cf_has_ss_pf(f, aHash, n, aFound)
-              : cf_has_ss(f, aHash, n, aFound);
+    return pf ? cf_has_ss_pf(pF, aHash, n, aFound, 0, keys)
+              : cf_has_ss_n(pF, aHash, n, aFound, 0, keys);
   }
-  return cf_batch((cf_filter *)f, aHash, n, aFound, 0, CF_OP_HAS,
-                  CF_MODE_BITS, 0);
+  return cf_has_bits_n(pF, aHash, n, aFound, 0, keys);
 }
 
 size_t cf_insert_batch(cf_filter *f, const uint64_t *aHash, size_t n,
                        int *pRc) {
   if (f->table_size >= CF_PREFETCH_MIN) {
-    return cf_batch(f, aHash, n, 0, pRc, CF_OP_PUT, CF_MODE_ANY, 1);
+    return cf_put_pf(f, aHash, n, 0, pRc, cf_keys_best());
   }
-  return cf_batch(f, aHash, n, 0, pRc, CF_OP_PUT, CF_MODE_ANY, 0);
+  return cf_put_n(f, aHash, n, 0, pRc, cf_keys_best());
 }
 
 size_t cf_remove_batch(cf_filter *f, const uint64_t *aHash, size_t n,
                        uint8_t *aRemoved) {
   if (f->table_size >= CF_PREFETCH_MIN) {
-    return cf_batch(f, aHash, n, aRemoved, 0, CF_OP_DEL, CF_MODE_ANY, 1);
+    return cf_del_pf(f, aHash, n, aRemoved, 0, cf_keys_best());
   }
-  return cf_batch(f, aHash, n, aRemoved, 0, CF_OP_DEL, CF_MODE_ANY, 0);
+  return cf_del_n(f, aHash, n, aRemoved, 0, cf_keys_best());
 }

@@ -106,6 +106,7 @@ typedef struct cf_filter {
   uint64_t ss_lo;    /* 1 at the lowest bit of every (f-4)-bit low part */
   uint64_t ss_hi;    /* 1 at the highest bit of every low part */
   uint64_t ss_m7;    /* the bits of every low part but its highest */
+  uint64_t ss_gmul;  /* gathers the low parts' match flags (f >= 9) */
   size_t win_last;   /* table_size - 8: the last window's offset */
   unsigned slot_recip; /* ceil(2^16 / f): slot of a bit is bit*recip >> 16 */
 } cf_filter;
