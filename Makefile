@@ -5,6 +5,7 @@
 #   make test     the whole test suite; last line "N passed, N failed"
 #   make asan     the suite again under -fsanitize=address,undefined
 #   make bench    benchmarks (tests/bench), printed as tables
+#   make figure   redraw tests/bench/fpr_vs_bits.png (installs gnuplot-nox)
 #   make static   libcuckoo.a built with -DSQLITE_CORE for static linking
 #   make fuzz     libFuzzer targets in tests/fuzz (test-fuzz: a short run)
 #
@@ -24,7 +25,7 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 PKGS    := gcc make tcl libsqlite3-dev libsqlite3-tcl libxxhash-dev sqlite3 \
            clang libclang-rt-14-dev
 
-.PHONY: all deps test asan demo bench static clean fuzz test-fuzz
+.PHONY: all deps test asan demo bench figure static clean fuzz test-fuzz
 
 all: cuckoo.so
 
@@ -91,6 +92,10 @@ demo: deps cuckoo.so
 
 bench: deps cuckoo.so
 	$(MAKE) -C tests/bench run
+
+# The README's space/false-positive figure (gnuplot: a bench-only need).
+figure: deps
+	$(MAKE) -C tests/bench figure
 
 # libFuzzer targets (clang): `fuzz` runs each for a while, `test-fuzz`
 # briefly (CI).

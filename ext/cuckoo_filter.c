@@ -634,22 +634,24 @@ CF_INLINE unsigned cf_ss_match(const cf_filter *f, uint64_t w, uint32_t fp) {
   return mLow & (((zn >> 3) * 0x1248u) >> 12) & 15u;
 }
 
-CF_INLINE void cf_ss_unpack(const cf_filter *f, uint64_t w,
-                                uint32_t *fps) {
-  unsigned k = f->p.fp_bits - 4, s;
+CF_INLINE void cf_ss_unpack(const cf_filter *f, uint64_t w, uint32_t *fps) {
+  unsigned k = f->p.fp_bits - 4;
   uint32_t nib = cf_ss_decode[w & 0xfff], lm = (1u << k) - 1;
-  for (s = 0; s < 4; s++) {
-    fps[s] = (((nib >> (4 * s)) & 15u) << k) |
-             ((uint32_t)(w >> (12 + s * k)) & lm);
-  }
+  uint64_t lows = w >> 12;
+  fps[0] = ((nib & 15u) << k) | ((uint32_t)lows & lm);
+  fps[1] = (((nib >> 4) & 15u) << k) | ((uint32_t)(lows >> k) & lm);
+  fps[2] = (((nib >> 8) & 15u) << k) | ((uint32_t)(lows >> 2 * k) & lm);
+  fps[3] = ((nib >> 12) << k) | ((uint32_t)(lows >> 3 * k) & lm);
 }
 
 /* a[0..3] sorted -> bucket word. */
 CF_INLINE uint64_t cf_ss_pack(const cf_filter *f, const uint32_t *a) {
-  unsigned k = f->p.fp_bits - 4, s;
-  uint64_t w = cf_ss_code(a, k), lm = ((uint64_t)1 << k) - 1;
-  for (s = 0; s < 4; s++) w |= (a[s] & lm) << (12 + s * k);
-  return w;
+  unsigned k = f->p.fp_bits - 4;
+  uint64_t lm = ((uint64_t)1 << k) - 1;
+  return cf_ss_code(a, k) |
+         (((a[0] & lm) | (a[1] & lm) << k | (a[2] & lm) << 2 * k |
+           (a[3] & lm) << 3 * k)
+          << 12);
 }
 
 /* ---------------------------------------------------------------------
@@ -883,12 +885,13 @@ cf_place_x(cf_read_fn rd, cf_write_fn wr, void *ctx, uint64_t m, unsigned b,
   return rc;
 }
 
-static int cf_mem_read(void *ctx, uint32_t bucket, uint32_t *fps) {
+CF_INLINE int cf_mem_read(void *ctx, uint32_t bucket, uint32_t *fps) {
   cf_read((const cf_filter *)ctx, bucket, fps);
   return 0;
 }
 
-static int cf_mem_write(void *ctx, uint32_t bucket, const uint32_t *fps) {
+CF_INLINE int cf_mem_write(void *ctx, uint32_t bucket,
+                           const uint32_t *fps) {
   cf_write((cf_filter *)ctx, bucket, fps);
   return 0;
 }
@@ -1039,6 +1042,18 @@ CF_INLINE int cf_unplace(cf_filter *f, uint32_t i1, uint32_t i2,
     if (f->count == 0) return CF_CORRUPT;
     sh += cf_slot_at(f, (unsigned)__builtin_ctzll(z)) * f->p.fp_bits;
     cf_st64(f->table + at, v & ~(f->fp_mask << sh));
+  } else if (f->ssword) {
+    /* the sorted bucket without slot s: 0, then the others in order */
+    uint32_t a[4];
+    uint64_t w = cf_word_raw(f, i);
+    unsigned mm = cf_ss_match(f, w, fp), s;
+    if (mm == 0 && i2 != i1) mm = cf_ss_match(f, w = cf_word_raw(f, i = i2), fp);
+    if (mm == 0) return CF_NOTFOUND;
+    if (f->count == 0) return CF_CORRUPT;
+    cf_ss_unpack(f, w, a);
+    for (s = (unsigned)__builtin_ctz(mm); s > 0; s--) a[s] = a[s - 1];
+    a[0] = 0;
+    cf_word_put(f, i, cf_ss_pack(f, a));
   } else {
     uint32_t a[CF_MAX_BUCKET_SIZE];
     int s = cf_find(f, i, fp);
