@@ -97,9 +97,9 @@ uint64_t cf_buckets_for(uint64_t capacity, unsigned bucket_size,
                         unsigned fp_bits) {
   /* Small tables vary more around the mean load: leave a margin that
   ** shrinks as 1/sqrt(capacity) (no failures in 300 seeds per size). */
-  double load = cf_target_load(bucket_size, fp_bits) -
-                (bucket_size == 2 ? 2.5 : 1.0) * CF_SMALL_MARGIN /
-                    sqrt((double)capacity);
+  double load =
+      cf_target_load(bucket_size, fp_bits) -
+      (bucket_size == 2 ? 2.5 : 1.0) * CF_SMALL_MARGIN / sqrt((double)capacity);
   double want;
   if (load < 0.25) load = 0.25;
   want = (double)capacity / ((double)bucket_size * load);
@@ -112,7 +112,8 @@ uint64_t cf_buckets_for(uint64_t capacity, unsigned bucket_size,
   ** least half the slots free (a few bytes). */
   if (capacity < 128 && m < (2 * capacity + bucket_size - 1) / bucket_size + 1)
     m = (2 * capacity + bucket_size - 1) / bucket_size + 1;
-  while (m * bucket_size < capacity) m++;
+  while (m * bucket_size < capacity)
+    m++;
   return m;
 }
 
@@ -134,8 +135,7 @@ int cf_params_check(const cf_params *p) {
 int cf_params_for(cf_params *p, uint64_t capacity, double error_rate,
                   unsigned bucket_size, uint64_t seed) {
   memset(p, 0, sizeof(*p));
-  if (bucket_size != 2 && bucket_size != 4 && bucket_size != 8)
-    return CF_RANGE;
+  if (bucket_size != 2 && bucket_size != 4 && bucket_size != 8) return CF_RANGE;
   p->bucket_size = bucket_size;
   p->fp_bits = cf_fp_bits_for(error_rate, bucket_size);
   if (p->fp_bits == 0) return CF_RANGE;
@@ -185,16 +185,19 @@ static void cf_setup(cf_filter *f, uint8_t *buf) {
     unsigned s;
     if (!f->semisort) {
       f->swar = 1;
-      for (s = 0; s < f->p.bucket_size; s++) f->lo |= (uint64_t)1 << (s * fb);
+      for (s = 0; s < f->p.bucket_size; s++)
+        f->lo |= (uint64_t)1 << (s * fb);
       f->hi = f->lo << (fb - 1);
     } else {
       f->ssword = 1;
-      for (s = 0; s < 4; s++) f->ss_lo |= (uint64_t)1 << (s * (fb - 4));
+      for (s = 0; s < 4; s++)
+        f->ss_lo |= (uint64_t)1 << (s * (fb - 4));
       f->ss_hi = f->ss_lo << (fb - 5);
       f->ss_m7 = f->ss_hi - f->ss_lo;
       if (fb - 4 >= 5) { /* see cf_ss_match() */
         unsigned k = fb - 4, t;
-        for (t = 0; t < 4; t++) f->ss_gmul |= (uint64_t)1 << (3 * (k - 1) - t * (k - 1));
+        for (t = 0; t < 4; t++)
+          f->ss_gmul |= (uint64_t)1 << (3 * (k - 1) - t * (k - 1));
       }
     }
   }
@@ -287,10 +290,10 @@ void cf_rebase(cf_filter *f, void *buf) { cf_setup(f, (uint8_t *)buf); }
 ** Hashing
 */
 
-#define CF_KIND_INT 0x496e7465676572ULL  /* "Integer" */
-#define CF_KIND_REAL 0x5265616cULL       /* "Real" */
-#define CF_KIND_TEXT 0x54657874ULL       /* "Text" */
-#define CF_KIND_BLOB 0x426c6f62ULL       /* "Blob" */
+#define CF_KIND_INT 0x496e7465676572ULL /* "Integer" */
+#define CF_KIND_REAL 0x5265616cULL      /* "Real" */
+#define CF_KIND_TEXT 0x54657874ULL      /* "Text" */
+#define CF_KIND_BLOB 0x426c6f62ULL      /* "Blob" */
 
 /*
 ** XXH3-64 of an 8-byte little-endian input, in closed form.  For inputs
@@ -361,8 +364,7 @@ CF_INLINE uint32_t cf_reduce(uint32_t x, uint64_t n) {
 
 /* The key split (frozen by the format): the high half of the hash picks
 ** the bucket, the low half a fingerprint in 1 .. fp_mask. */
-CF_INLINE cf_key cf_split(uint64_t nbuckets, uint64_t fp_mask,
-                              uint64_t hash) {
+CF_INLINE cf_key cf_split(uint64_t nbuckets, uint64_t fp_mask, uint64_t hash) {
   cf_key k;
   k.i1 = cf_reduce((uint32_t)(hash >> 32), nbuckets);
   k.fp = cf_reduce((uint32_t)hash, fp_mask) + 1;
@@ -375,8 +377,8 @@ CF_INLINE uint32_t cf_alt(uint64_t nbuckets, uint32_t i, uint32_t fp) {
 }
 
 cf_key cf_key_from(const cf_params *p, uint64_t hash) {
-  uint64_t nfp = (p->fp_bits == 32) ? 0xffffffffu
-                                     : (((uint64_t)1 << p->fp_bits) - 1);
+  uint64_t nfp =
+      (p->fp_bits == 32) ? 0xffffffffu : (((uint64_t)1 << p->fp_bits) - 1);
   return cf_split(p->nbuckets, nfp, hash);
 }
 
@@ -402,7 +404,8 @@ static inline uint64_t cf_load_window(const uint8_t *t, size_t size,
     v = cf_ld64(t + byte);
   } else {
     size_t i;
-    for (i = size; i > byte; i--) v = (v << 8) | t[i - 1];
+    for (i = size; i > byte; i--)
+      v = (v << 8) | t[i - 1];
   }
   return v;
 }
@@ -420,8 +423,8 @@ static inline void cf_store_window(uint8_t *t, size_t size, size_t byte,
   }
 }
 
-static inline uint32_t cf_bits_get(const uint8_t *t, size_t size,
-                                   uint64_t bit, unsigned w) {
+static inline uint32_t cf_bits_get(const uint8_t *t, size_t size, uint64_t bit,
+                                   unsigned w) {
   uint64_t win = cf_load_window(t, size, (size_t)(bit >> 3));
   return (uint32_t)((win >> (bit & 7)) & cf_width_mask(w));
 }
@@ -448,12 +451,10 @@ static inline void cf_bits_set(uint8_t *t, size_t size, uint64_t bit,
 */
 static const uint16_t cf_ss_c2[16] = {0,  1,  3,  6,  10, 15, 21,  28,
                                       36, 45, 55, 66, 78, 91, 105, 120};
-static const uint16_t cf_ss_c3[16] = {0,   1,   4,   10,  20,  35,
-                                      56,  84,  120, 165, 220, 286,
-                                      364, 455, 560, 680};
-static const uint16_t cf_ss_c4[16] = {0,    1,    5,    15,   35,   70,
-                                      126,  210,  330,  495,  715,  1001,
-                                      1365, 1820, 2380, 3060};
+static const uint16_t cf_ss_c3[16] = {0,   1,   4,   10,  20,  35,  56,  84,
+                                      120, 165, 220, 286, 364, 455, 560, 680};
+static const uint16_t cf_ss_c4[16] = {
+    0, 1, 5, 15, 35, 70, 126, 210, 330, 495, 715, 1001, 1365, 1820, 2380, 3060};
 
 /* The code of four sorted fingerprints of lb + 4 bits. */
 static inline uint32_t cf_ss_code(const uint32_t *a, unsigned lb) {
@@ -489,8 +490,8 @@ static inline void cf_sort4(uint32_t *a) {
 #undef CF_CSWAP
 }
 
-static inline void cf_ss_write(uint8_t *t, size_t size, unsigned f,
-                               uint64_t j, const uint32_t *fps) {
+static inline void cf_ss_write(uint8_t *t, size_t size, unsigned f, uint64_t j,
+                               const uint32_t *fps) {
   unsigned lb = f - 4, s;
   uint64_t base = j * (4 * f - 4);
   uint32_t a[4];
@@ -505,14 +506,15 @@ static inline void cf_ss_write(uint8_t *t, size_t size, unsigned f,
 static inline void cf_plain_read(const uint8_t *t, size_t size, unsigned b,
                                  unsigned f, uint64_t j, uint32_t *fps) {
   unsigned s;
-  for (s = 0; s < b; s++) fps[s] = cf_bits_get(t, size, (j * b + s) * f, f);
+  for (s = 0; s < b; s++)
+    fps[s] = cf_bits_get(t, size, (j * b + s) * f, f);
 }
 
 static inline void cf_plain_write(uint8_t *t, size_t size, unsigned b,
-                                  unsigned f, uint64_t j,
-                                  const uint32_t *fps) {
+                                  unsigned f, uint64_t j, const uint32_t *fps) {
   unsigned s;
-  for (s = 0; s < b; s++) cf_bits_set(t, size, (j * b + s) * f, f, fps[s]);
+  for (s = 0; s < b; s++)
+    cf_bits_set(t, size, (j * b + s) * f, f, fps[s]);
 }
 
 void cf_region_get(const cf_params *p, const uint8_t *t, size_t size,
@@ -648,10 +650,9 @@ CF_INLINE void cf_ss_unpack(const cf_filter *f, uint64_t w, uint32_t *fps) {
 CF_INLINE uint64_t cf_ss_pack(const cf_filter *f, const uint32_t *a) {
   unsigned k = f->p.fp_bits - 4;
   uint64_t lm = ((uint64_t)1 << k) - 1;
-  return cf_ss_code(a, k) |
-         (((a[0] & lm) | (a[1] & lm) << k | (a[2] & lm) << 2 * k |
-           (a[3] & lm) << 3 * k)
-          << 12);
+  return cf_ss_code(a, k) | (((a[0] & lm) | (a[1] & lm) << k |
+                              (a[2] & lm) << 2 * k | (a[3] & lm) << 3 * k)
+                             << 12);
 }
 
 /* ---------------------------------------------------------------------
@@ -691,8 +692,8 @@ CF_INLINE void cf_write(cf_filter *f, uint32_t i, const uint32_t *fps) {
   } else if (f->semisort) {
     cf_ss_write(f->table, f->table_size, f->p.fp_bits, i, fps);
   } else {
-    cf_plain_write(f->table, f->table_size, f->p.bucket_size, f->p.fp_bits,
-                   i, fps);
+    cf_plain_write(f->table, f->table_size, f->p.bucket_size, f->p.fp_bits, i,
+                   fps);
   }
 }
 
@@ -716,7 +717,8 @@ static inline int cf_slot_of(const uint32_t *fps, unsigned b, uint32_t fp) {
 static inline unsigned cf_count_of(const uint32_t *fps, unsigned b,
                                    uint32_t fp) {
   unsigned s, n = 0;
-  for (s = 0; s < b; s++) n += (fps[s] == fp);
+  for (s = 0; s < b; s++)
+    n += (fps[s] == fp);
   return n;
 }
 
@@ -747,10 +749,10 @@ static inline unsigned cf_count_in(const cf_filter *f, uint32_t i,
 */
 
 /* Bucket access modes, for code specialized on one of them. */
-#define CF_MODE_ANY 0   /* decided per call from f->swar / f->ssword */
-#define CF_MODE_SWAR 1  /* plain bucket words */
-#define CF_MODE_SS 2    /* semi-sorted bucket words */
-#define CF_MODE_BITS 3  /* field by field */
+#define CF_MODE_ANY 0  /* decided per call from f->swar / f->ssword */
+#define CF_MODE_SWAR 1 /* plain bucket words */
+#define CF_MODE_SS 2   /* semi-sorted bucket words */
+#define CF_MODE_BITS 3 /* field by field */
 
 /* Is fp in bucket i1 or i2?  (No need to skip i2 == i1 here.) */
 CF_INLINE int cf_has_m(const cf_filter *f, int mode, uint32_t i1, uint32_t i2,
@@ -890,8 +892,7 @@ CF_INLINE int cf_mem_read(void *ctx, uint32_t bucket, uint32_t *fps) {
   return 0;
 }
 
-CF_INLINE int cf_mem_write(void *ctx, uint32_t bucket,
-                           const uint32_t *fps) {
+CF_INLINE int cf_mem_write(void *ctx, uint32_t bucket, const uint32_t *fps) {
   cf_write((cf_filter *)ctx, bucket, fps);
   return 0;
 }
@@ -948,8 +949,7 @@ static int cf_kick_swar(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
     at = cf_win(f, path[n].bucket, &sh);
     v = cf_ld64(f->table + at);
     pos = sh + path[n].slot * fb;
-    cf_st64(f->table + at,
-            v ^ ((uint64_t)(path[n].old ^ path[n].put) << pos));
+    cf_st64(f->table + at, v ^ ((uint64_t)(path[n].old ^ path[n].put) << pos));
   }
   return CF_FULL;
 }
@@ -975,10 +975,10 @@ CF_INLINE int cf_put_free(cf_filter *f, uint32_t i, uint32_t fp) {
     uint64_t z = cf_zero_fields(f, v >> sh);
     if (z == 0) return 0;
     /* the field is zero: OR the fingerprint in */
-    cf_st64(f->table + at,
-            v | ((uint64_t)fp << (sh + cf_slot_at(f, (unsigned)__builtin_ctzll(
-                                                          z)) *
-                                           f->p.fp_bits)));
+    cf_st64(
+        f->table + at,
+        v | ((uint64_t)fp << (sh + cf_slot_at(f, (unsigned)__builtin_ctzll(z)) *
+                                       f->p.fp_bits)));
     return 1;
   }
   if (f->ssword) {
@@ -991,7 +991,8 @@ CF_INLINE int cf_put_free(cf_filter *f, uint32_t i, uint32_t fp) {
     }
     /* a[0] is the free slot; move fp up to its sorted place */
     cf_ss_unpack(f, w, a);
-    for (s = 0; s < 3 && a[s + 1] < fp; s++) a[s] = a[s + 1];
+    for (s = 0; s < 3 && a[s + 1] < fp; s++)
+      a[s] = a[s + 1];
     a[s] = fp;
     cf_word_put(f, i, cf_ss_pack(f, a));
     return 1;
@@ -1008,8 +1009,7 @@ CF_INLINE int cf_put_free(cf_filter *f, uint32_t i, uint32_t fp) {
 }
 
 /* Insert without updating the header's count (batches write it once). */
-CF_INLINE int cf_place(cf_filter *f, uint32_t i1, uint32_t i2,
-                           uint32_t fp) {
+CF_INLINE int cf_place(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
   int rc;
   if (f->count >= f->p.nbuckets * f->p.bucket_size) return CF_FULL;
   if (cf_put_free(f, i1, fp) || (i2 != i1 && cf_put_free(f, i2, fp))) {
@@ -1024,8 +1024,7 @@ CF_INLINE int cf_place(cf_filter *f, uint32_t i1, uint32_t i2,
 /* Clear one copy of fp from bucket i1, else from i2: CF_OK, CF_NOTFOUND
 ** or CF_CORRUPT (a copy found while the count is 0).  The header's count
 ** is left to the caller. */
-CF_INLINE int cf_unplace(cf_filter *f, uint32_t i1, uint32_t i2,
-                             uint32_t fp) {
+CF_INLINE int cf_unplace(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
   uint32_t i = i1;
   if (f->swar) {
     uint64_t pat = fp * f->lo, v, z;
@@ -1047,11 +1046,13 @@ CF_INLINE int cf_unplace(cf_filter *f, uint32_t i1, uint32_t i2,
     uint32_t a[4];
     uint64_t w = cf_word_raw(f, i);
     unsigned mm = cf_ss_match(f, w, fp), s;
-    if (mm == 0 && i2 != i1) mm = cf_ss_match(f, w = cf_word_raw(f, i = i2), fp);
+    if (mm == 0 && i2 != i1)
+      mm = cf_ss_match(f, w = cf_word_raw(f, i = i2), fp);
     if (mm == 0) return CF_NOTFOUND;
     if (f->count == 0) return CF_CORRUPT;
     cf_ss_unpack(f, w, a);
-    for (s = (unsigned)__builtin_ctz(mm); s > 0; s--) a[s] = a[s - 1];
+    for (s = (unsigned)__builtin_ctz(mm); s > 0; s--)
+      a[s] = a[s - 1];
     a[0] = 0;
     cf_word_put(f, i, cf_ss_pack(f, a));
   } else {
@@ -1083,9 +1084,8 @@ int cf_remove(cf_filter *f, cf_key k) {
 
 /* Callback stores (e.g. the virtual table's block cache). */
 int cf_store_insert(const cf_params *p, const cf_store *st, cf_key k) {
-  return cf_place_x(st->read, st->write, st->ctx, p->nbuckets,
-                    p->bucket_size, k.i1, cf_alt(p->nbuckets, k.i1, k.fp),
-                    k.fp);
+  return cf_place_x(st->read, st->write, st->ctx, p->nbuckets, p->bucket_size,
+                    k.i1, cf_alt(p->nbuckets, k.i1, k.fp), k.fp);
 }
 
 /* Slot of fp in bucket i of a store (-1: absent); *prc set on error. */
@@ -1178,7 +1178,8 @@ uint64_t cf_count_slots(const cf_filter *f) {
   unsigned s;
   for (i = 0; i < f->p.nbuckets; i++) {
     cf_read(f, (uint32_t)i, a);
-    for (s = 0; s < f->p.bucket_size; s++) n += (a[s] != 0);
+    for (s = 0; s < f->p.bucket_size; s++)
+      n += (a[s] != 0);
   }
   return n;
 }
@@ -1205,7 +1206,7 @@ double cf_expected_fpr(const cf_filter *f) {
 ** store through the uint8_t output array could otherwise alias it and
 ** force every field to be reloaded) and writes the count back once.
 */
-#define CF_GROUP 32                 /* items per group (a multiple of 8) */
+#define CF_GROUP 32                /* items per group (a multiple of 8) */
 #define CF_PREFETCH_MIN (1u << 20) /* smaller arrays are not prefetched */
 
 #define CF_OP_HAS 0
@@ -1306,7 +1307,7 @@ CF_BATCH_FN(cf_del_pf, CF_OP_DEL, CF_MODE_ANY, 1)
 ** exactly the scalar ones (tests/core_test.c compares them).  Building
 ** with -DCF_NO_SIMD leaves this section out.
 */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&      \
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&        \
     !defined(CF_NO_SIMD)
 #define CF_AVX512 1
 #include <immintrin.h>
@@ -1338,7 +1339,8 @@ CF_TARGET_AVX512 static void cf_hash8_avx512(uint64_t key, const int64_t *aV,
     h = _mm512_xor_si512(h, _mm512_srli_epi64(h, 28));
     _mm512_storeu_si512((void *)(aHash + i), h);
   }
-  for (; i < n; i++) aHash[i] = cf_xxh3_8((uint64_t)aV[i], key);
+  for (; i < n; i++)
+    aHash[i] = cf_xxh3_8((uint64_t)aV[i], key);
 }
 
 /* The lanes' keys: i1, i2 and fp, as cf_split() and cf_alt() make them. */
@@ -1376,8 +1378,8 @@ CF_TARGET_AVX512 static void cf_keys_avx512(uint64_t m, uint64_t fpm,
   const __m512i vFpm = _mm512_set1_epi64((long long)fpm);
   size_t r;
   for (r = 0; r + 8 <= n; r += 8) {
-    cf_keys8 k = cf_keys8_of(_mm512_loadu_si512((const void *)(aHash + r)),
-                             vM, vFpm);
+    cf_keys8 k =
+        cf_keys8_of(_mm512_loadu_si512((const void *)(aHash + r)), vM, vFpm);
     _mm256_storeu_si256((__m256i *)(g->i1 + r), _mm512_cvtepi64_epi32(k.i1));
     _mm256_storeu_si256((__m256i *)(g->i2 + r), _mm512_cvtepi64_epi32(k.i2));
     _mm256_storeu_si256((__m256i *)(g->fp + r), _mm512_cvtepi64_epi32(k.fp));
@@ -1534,7 +1536,8 @@ void cf_hash_int_batch(uint64_t seed, const int64_t *aV, size_t n,
     return;
   }
 #endif
-  for (i = 0; i < n; i++) aHash[i] = cf_xxh3_8((uint64_t)aV[i], key);
+  for (i = 0; i < n; i++)
+    aHash[i] = cf_xxh3_8((uint64_t)aV[i], key);
 }
 
 size_t cf_contains_batch(const cf_filter *f, const uint64_t *aHash, size_t n,

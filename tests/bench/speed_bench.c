@@ -109,7 +109,8 @@ static uint64_t build_full(cf_filter *f, double *pSec) {
   while (rc == CF_OK) {
     size_t i;
     double t0;
-    for (i = 0; i < CHUNK; i++) aV[i] = item_of(id + i);
+    for (i = 0; i < CHUNK; i++)
+      aV[i] = item_of(id + i);
     t0 = now();
     cf_hash_int_batch(f->p.seed, aV, CHUNK, aH);
     n += cf_insert_batch(f, aH, CHUNK, &rc);
@@ -178,7 +179,8 @@ static void delete_all(cf_filter *f, uint64_t nItems, double *pSec) {
   while (id < nItems) {
     size_t i, k = nItems - id < CHUNK ? (size_t)(nItems - id) : CHUNK;
     double t0;
-    for (i = 0; i < k; i++) aV[i] = item_of(id + i);
+    for (i = 0; i < k; i++)
+      aV[i] = item_of(id + i);
     t0 = now();
     cf_hash_int_batch(f->p.seed, aV, k, aH);
     nRemoved += cf_remove_batch(f, aH, k, 0);
@@ -186,7 +188,8 @@ static void delete_all(cf_filter *f, uint64_t nItems, double *pSec) {
     id += k;
   }
   *pSec = sec;
-  if (nRemoved != nItems || f->count != 0) fail("delete missed items", nRemoved);
+  if (nRemoved != nItems || f->count != 0)
+    fail("delete missed items", nRemoved);
 }
 
 /* ---------------------------------------------------------------------
@@ -258,15 +261,15 @@ static void run_row(const row *w) {
     aDel[rep] = (double)nItems / sec;
   }
   mBuild = median(aBuild, nRep) / 1e6;
-  for (pct = 0; pct < 3; pct++) mLook[pct] = median(aLook[pct], nRep) / 1e6;
+  for (pct = 0; pct < 3; pct++)
+    mLook[pct] = median(aLook[pct], nRep) / 1e6;
   mSingle = median(aSingle, nRep) / 1e6;
   mDel = median(aDel, nRep) / 1e6;
   bits = (double)f.table_size * 8.0 / (double)nItems;
   fpr = (double)nFalsePos / (double)nNeg;
 
-  printf("| %-6s | %-9s | %10llu | %5.2f%% | %5.2f | %6.3f%% |",
-         w->zSize, w->semisort ? "ss f=13" : "plain f=12",
-         (unsigned long long)nItems,
+  printf("| %-6s | %-9s | %10llu | %5.2f%% | %5.2f | %6.3f%% |", w->zSize,
+         w->semisort ? "ss f=13" : "plain f=12", (unsigned long long)nItems,
          100.0 * (double)nItems / (double)(p.nbuckets * 4), bits, 100 * fpr);
   print_vs(mBuild, w->refBuild);
   printf(" %6.1f | ", mLook[0]);
@@ -318,7 +321,8 @@ static void fpr_point(double eps, int semisort, uint64_t cap, unsigned *pF,
   cf_init(&f, &p, buf);
   for (id = 0; id < cap; id += CHUNK) {
     size_t i, k = cap - id < CHUNK ? (size_t)(cap - id) : CHUNK;
-    for (i = 0; i < k; i++) aV[i] = item_of(id + i);
+    for (i = 0; i < k; i++)
+      aV[i] = item_of(id + i);
     cf_hash_int_batch(p.seed, aV, k, aH);
     if (cf_insert_batch(&f, aH, k, &rc) != k) fail("capacity not reached", id);
   }
@@ -326,7 +330,8 @@ static void fpr_point(double eps, int semisort, uint64_t cap, unsigned *pF,
   if (nNeg < 4000000 / (uint64_t)g_scale) nNeg = 4000000 / (uint64_t)g_scale;
   while (done < nNeg) {
     size_t i, k = nNeg - done < CHUNK ? (size_t)(nNeg - done) : CHUNK;
-    for (i = 0; i < k; i++) aV[i] = item_of(NEG_BASE + done + i);
+    for (i = 0; i < k; i++)
+      aV[i] = item_of(NEG_BASE + done + i);
     cf_hash_int_batch(p.seed, aV, k, aH);
     nFalse += cf_contains_batch(&f, aH, k, 0);
     done += k;
@@ -338,9 +343,8 @@ static void fpr_point(double eps, int semisort, uint64_t cap, unsigned *pF,
 }
 
 static void fpr_table(const char *zData) {
-  static const double aEps[] = {0.1,  0.05,  0.02,  0.01,  0.005,
-                                0.002, 0.001, 5e-4,  2e-4,  1e-4,
-                                5e-5, 2e-5,  1e-5};
+  static const double aEps[] = {0.1,  0.05, 0.02, 0.01, 0.005, 0.002, 0.001,
+                                5e-4, 2e-4, 1e-4, 5e-5, 2e-5,  1e-5};
   uint64_t cap = 1000000 / (uint64_t)g_scale;
   FILE *out = 0;
   size_t i;
@@ -351,9 +355,10 @@ static void fpr_table(const char *zData) {
       fprintf(stderr, "speed_bench: cannot write %s\n", zData);
       exit(2);
     }
-    fprintf(out, "# speed_bench --fpr: capacity %llu, b = 4\n"
-                 "# error_rate  f  bits/item  fpr   ss_f  ss_bits/item  "
-                 "ss_fpr  bloom_bits  cf_bound_bits  ss_bound_bits\n",
+    fprintf(out,
+            "# speed_bench --fpr: capacity %llu, b = 4\n"
+            "# error_rate  f  bits/item  fpr   ss_f  ss_bits/item  "
+            "ss_fpr  bloom_bits  cf_bound_bits  ss_bound_bits\n",
             (unsigned long long)cap);
   }
   printf("\nSpace and false-positive rate at capacity (%llu items, b = 4, "
@@ -372,8 +377,8 @@ static void fpr_table(const char *zData) {
     fpr_point(eps, 1, cap, &ssF, &ssBits, &ssFpr);
     printf("| %g | %u | %.2f | %.4g | %u | %.2f | %.4g | %.2f | %.2f | %.2f "
            "|\n",
-           eps, f, bits, fpr, ssF, ssBits, ssFpr, 1.44 * lg,
-           (lg + 3) / 0.955, (lg + 2) / 0.955);
+           eps, f, bits, fpr, ssF, ssBits, ssFpr, 1.44 * lg, (lg + 3) / 0.955,
+           (lg + 2) / 0.955);
     if (out) {
       fprintf(out, "%g %u %.4f %.6g %u %.4f %.6g %.4f %.4f %.4f\n", eps, f,
               bits, fpr, ssF, ssBits, ssFpr, 1.44 * lg, (lg + 3) / 0.955,
