@@ -23,6 +23,13 @@
 ** (empty slots, 0, first) as v0 <= v1 <= v2 <= v3; bits 0..11 hold the
 ** code of their high nibbles (v >> (f-4); see cuckoo_sstable.h), then
 ** the low f-4 bits of v0, v1, v2, v3 in that order.
+**
+** Sections, in order: parameters; header; hashing (XXH3 in closed form
+** for 8-byte keys); bit fields and the bucket codecs over any region;
+** bucket words (one 64-bit load per bucket); decoded buckets and the
+** operations (one insertion algorithm, cf_place_x, plus its word-level
+** twin for plain buckets, cf_kick_swar); callback stores; merge; batches
+** (a grouped key pipeline with prefetch); AVX-512 batches.
 */
 #include "cuckoo_filter.h"
 
@@ -954,10 +961,30 @@ static int cf_kick_swar(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
   return CF_FULL;
 }
 
+/* Accessors of semi-sorted bucket words, for cf_place_x(). */
+CF_INLINE int cf_ssw_read(void *ctx, uint32_t bucket, uint32_t *fps) {
+  const cf_filter *f = (const cf_filter *)ctx;
+  cf_ss_unpack(f, cf_word_raw(f, bucket), fps);
+  return 0;
+}
+
+CF_INLINE int cf_ssw_write(void *ctx, uint32_t bucket, const uint32_t *fps) {
+  cf_filter *f = (cf_filter *)ctx;
+  uint32_t a[4];
+  memcpy(a, fps, sizeof(a));
+  cf_sort4(a);
+  cf_word_put(f, bucket, cf_ss_pack(f, a));
+  return 0;
+}
+
 /* The slow path of an insert, kept out of line. */
 static __attribute__((noinline)) int cf_kick(cf_filter *f, uint32_t i1,
                                              uint32_t i2, uint32_t fp) {
   if (f->swar) return cf_kick_swar(f, i1, i2, fp);
+  if (f->ssword) {
+    return cf_place_x(cf_ssw_read, cf_ssw_write, f, f->p.nbuckets, 4, i1, i2,
+                      fp);
+  }
   return cf_place_x(cf_mem_read, cf_mem_write, f, f->p.nbuckets,
                     f->p.bucket_size, i1, i2, fp);
 }
@@ -1404,48 +1431,103 @@ cf_at8(__m512i i, __m512i vBits, __m512i vLast, __m512i *pSh) {
   return at;
 }
 
-/* Mask of lanes whose bucket word w (shifted down by sh) holds fp. */
+/* The filter's constants, broadcast. */
+typedef struct cf_vconst {
+  __m512i lo, hi;                       /* plain words */
+  __m512i ssLo, ssHi, ssM7, ssGmul, lm; /* semi-sorted words */
+  __m128i k, km1, p3;                   /* shift counts k, k-1, 3(k-1) */
+} cf_vconst;
+
+/* Lanes of plain bucket words w1, w2 (shifted down) that hold fp. */
 CF_TARGET_AVX512 static inline __attribute__((always_inline)) __mmask8
-cf_has8_swar(__m512i w1, __m512i w2, __m512i pat, __m512i vLo, __m512i vHi) {
+cf_has8_swar(__m512i w1, __m512i w2, __m512i fp, const cf_vconst *c) {
+  __m512i pat = _mm512_mullo_epi64(fp, c->lo);
   __m512i x1 = _mm512_xor_si512(w1, pat), x2 = _mm512_xor_si512(w2, pat);
-  __m512i z1 = _mm512_andnot_si512(x1, _mm512_sub_epi64(x1, vLo));
-  __m512i z2 = _mm512_andnot_si512(x2, _mm512_sub_epi64(x2, vLo));
-  return _mm512_test_epi64_mask(_mm512_or_si512(z1, z2), vHi);
+  __m512i z1 = _mm512_andnot_si512(x1, _mm512_sub_epi64(x1, c->lo));
+  __m512i z2 = _mm512_andnot_si512(x2, _mm512_sub_epi64(x2, c->lo));
+  return _mm512_test_epi64_mask(_mm512_or_si512(z1, z2), c->hi);
+}
+
+/* cf_ss_match(), eight lanes: lanes of semi-sorted word w holding fp
+** (for k = f - 4 >= 5, where the multiply gather applies). */
+CF_TARGET_AVX512 static inline __attribute__((always_inline)) __mmask8
+cf_ss8(__m512i w, __m512i fp, const cf_vconst *c) {
+  const __m512i v7777 = _mm512_set1_epi64(0x7777);
+  __m512i x = _mm512_xor_si512(
+      _mm512_srli_epi64(w, 12),
+      _mm512_mullo_epi64(_mm512_and_si512(fp, c->lm), c->ssLo));
+  __m512i zl = _mm512_andnot_si512(
+      _mm512_or_si512(_mm512_add_epi64(_mm512_and_si512(x, c->ssM7), c->ssM7),
+                      x),
+      c->ssHi);
+  __m256i nib16 =
+      _mm512_i64gather_epi32(_mm512_and_si512(w, _mm512_set1_epi64(0xfff)),
+                             (const void *)cf_ss_decode, 2);
+  __m512i y = _mm512_xor_si512(
+      _mm512_cvtepu16_epi64(_mm256_cvtepi32_epi16(nib16)),
+      _mm512_mul_epu32(_mm512_srl_epi64(fp, c->k), _mm512_set1_epi64(0x1111)));
+  __m512i zn = _mm512_andnot_si512(
+      _mm512_or_si512(_mm512_add_epi64(_mm512_and_si512(y, v7777), v7777), y),
+      _mm512_set1_epi64(0x8888));
+  __m512i mLow = _mm512_srl_epi64(
+      _mm512_mullo_epi64(_mm512_srl_epi64(zl, c->km1), c->ssGmul), c->p3);
+  __m512i mNib = _mm512_srli_epi64(
+      _mm512_mul_epu32(_mm512_srli_epi64(zn, 3), _mm512_set1_epi64(0x1248)),
+      12);
+  return _mm512_test_epi64_mask(_mm512_and_si512(mLow, mNib),
+                                _mm512_set1_epi64(15));
+}
+
+CF_TARGET_AVX512 static inline __attribute__((always_inline)) __mmask8
+cf_has8(__m512i w1, __m512i w2, __m512i fp, const cf_vconst *c, int ss) {
+  if (ss) return cf_ss8(w1, fp, c) | cf_ss8(w2, fp, c);
+  return cf_has8_swar(w1, w2, fp, c);
 }
 
 /*
-** Lookups in plain bucket words, eight at a time.  With pf, items are
-** handled in groups of CF_GROUP: the keys of group g + 1 are computed and
-** their buckets prefetched before group g is probed.
+** Lookups in bucket words (plain, or semi-sorted with ss), eight at a
+** time.  With pf, items are handled in groups of CF_GROUP: the keys of
+** group g + 1 are computed and their buckets prefetched before group g
+** is probed.
 */
 CF_TARGET_AVX512 static inline __attribute__((always_inline)) size_t
 cf_has_avx512_x(const cf_filter *f, const uint64_t *aHash, size_t n,
-                uint8_t *aFound, int pf) {
+                uint8_t *aFound, int ss, int pf) {
   const uint8_t *t = f->table;
   const __m512i vM = _mm512_set1_epi64((long long)f->p.nbuckets);
   const __m512i vFpm = _mm512_set1_epi64((long long)f->fp_mask);
   const __m512i vBits = _mm512_set1_epi64(f->bucket_bits);
   const __m512i vLast = _mm512_set1_epi64((long long)f->win_last);
-  const __m512i vLo = _mm512_set1_epi64((long long)f->lo);
-  const __m512i vHi = _mm512_set1_epi64((long long)f->hi);
   const __m128i vOne8 = _mm_set1_epi8(1);
-  /* pf: per group, the window offsets, shifts and patterns */
-  uint64_t aAt[2][2][CF_GROUP], aSh[2][2][CF_GROUP], aPat[2][CF_GROUP];
+  unsigned k = f->p.fp_bits - 4;
+  cf_vconst c;
+  /* pf: per group, the window offsets, shifts and fingerprints */
+  uint64_t aAt[2][2][CF_GROUP], aSh[2][2][CF_GROUP], aFp[2][CF_GROUP];
   size_t i, g, nFound = 0, nVec = n & ~(size_t)7;
 
+  c.lo = _mm512_set1_epi64((long long)f->lo);
+  c.hi = _mm512_set1_epi64((long long)f->hi);
+  c.ssLo = _mm512_set1_epi64((long long)f->ss_lo);
+  c.ssHi = _mm512_set1_epi64((long long)f->ss_hi);
+  c.ssM7 = _mm512_set1_epi64((long long)f->ss_m7);
+  c.ssGmul = _mm512_set1_epi64((long long)f->ss_gmul);
+  c.lm = _mm512_set1_epi64((long long)(((uint64_t)1 << (k & 31)) - 1));
+  c.k = _mm_cvtsi32_si128((int)k);
+  c.km1 = _mm_cvtsi32_si128((int)k - 1);
+  c.p3 = _mm_cvtsi32_si128(3 * ((int)k - 1));
   if (!pf) {
     for (i = 0; i < nVec; i += 8) {
       __m512i h = _mm512_loadu_si512((const void *)(aHash + i));
-      cf_keys8 k = cf_keys8_of(h, vM, vFpm);
+      cf_keys8 kk = cf_keys8_of(h, vM, vFpm);
       __m512i sh1, sh2, at1, at2, w1, w2;
       __mmask8 hit;
-      at1 = cf_at8(k.i1, vBits, vLast, &sh1);
-      at2 = cf_at8(k.i2, vBits, vLast, &sh2);
+      at1 = cf_at8(kk.i1, vBits, vLast, &sh1);
+      at2 = cf_at8(kk.i2, vBits, vLast, &sh2);
       w1 = _mm512_srlv_epi64(_mm512_i64gather_epi64(at1, (const void *)t, 1),
                              sh1);
       w2 = _mm512_srlv_epi64(_mm512_i64gather_epi64(at2, (const void *)t, 1),
                              sh2);
-      hit = cf_has8_swar(w1, w2, _mm512_mullo_epi64(k.fp, vLo), vLo, vHi);
+      hit = cf_has8(w1, w2, kk.fp, &c, ss);
       nFound += (size_t)__builtin_popcount(hit);
       if (aFound) {
         _mm_storel_epi64((__m128i *)(aFound + i),
@@ -1461,16 +1543,15 @@ cf_has_avx512_x(const cf_filter *f, const uint64_t *aHash, size_t n,
         for (r = 0; r < CF_GROUP; r += 8) {
           __m512i h =
               _mm512_loadu_si512((const void *)(aHash + g * CF_GROUP + r));
-          cf_keys8 k = cf_keys8_of(h, vM, vFpm);
+          cf_keys8 kk = cf_keys8_of(h, vM, vFpm);
           __m512i sh1, sh2;
           _mm512_storeu_si512((void *)(at[0] + r),
-                              cf_at8(k.i1, vBits, vLast, &sh1));
+                              cf_at8(kk.i1, vBits, vLast, &sh1));
           _mm512_storeu_si512((void *)(at[1] + r),
-                              cf_at8(k.i2, vBits, vLast, &sh2));
+                              cf_at8(kk.i2, vBits, vLast, &sh2));
           _mm512_storeu_si512((void *)(sh[0] + r), sh1);
           _mm512_storeu_si512((void *)(sh[1] + r), sh2);
-          _mm512_storeu_si512((void *)(aPat[g & 1] + r),
-                              _mm512_mullo_epi64(k.fp, vLo));
+          _mm512_storeu_si512((void *)(aFp[g & 1] + r), kk.fp);
         }
         for (r = 0; r < CF_GROUP; r++) {
           __builtin_prefetch(t + at[0][r]);
@@ -1488,9 +1569,8 @@ cf_has_avx512_x(const cf_filter *f, const uint64_t *aHash, size_t n,
           __m512i w2 = _mm512_srlv_epi64(
               _mm512_i64gather_epi64(at2, (const void *)t, 1),
               _mm512_loadu_si512((const void *)(aSh[b][1] + r)));
-          __mmask8 hit = cf_has8_swar(
-              w1, w2, _mm512_loadu_si512((const void *)(aPat[b] + r)), vLo,
-              vHi);
+          __mmask8 hit = cf_has8(
+              w1, w2, _mm512_loadu_si512((const void *)(aFp[b] + r)), &c, ss);
           nFound += (size_t)__builtin_popcount(hit);
           if (aFound) {
             _mm_storel_epi64((__m128i *)(aFound + base + r),
@@ -1501,21 +1581,24 @@ cf_has_avx512_x(const cf_filter *f, const uint64_t *aHash, size_t n,
     }
   }
   /* the last n mod 8 (or mod CF_GROUP) items */
-  return nFound + cf_has_swar_n((cf_filter *)f, aHash + nVec, n - nVec,
-                                aFound ? aFound + nVec : 0, 0, cf_keys);
+  aHash += nVec;
+  n -= nVec;
+  if (aFound) aFound += nVec;
+  return nFound +
+         (ss ? cf_has_ss_n((cf_filter *)f, aHash, n, aFound, 0, cf_keys)
+             : cf_has_swar_n((cf_filter *)f, aHash, n, aFound, 0, cf_keys));
 }
 
-CF_TARGET_AVX512 static __attribute__((noinline)) size_t
-cf_has_avx512(const cf_filter *f, const uint64_t *aHash, size_t n,
-              uint8_t *aFound) {
-  return cf_has_avx512_x(f, aHash, n, aFound, 0);
-}
-
-CF_TARGET_AVX512 static __attribute__((noinline)) size_t
-cf_has_avx512_pf(const cf_filter *f, const uint64_t *aHash, size_t n,
-                 uint8_t *aFound) {
-  return cf_has_avx512_x(f, aHash, n, aFound, 1);
-}
+#define CF_AVX512_HAS_FN(name, ss, pf)                                         \
+  CF_TARGET_AVX512 static __attribute__((noinline)) size_t name(               \
+      const cf_filter *f, const uint64_t *aHash, size_t n, uint8_t *aFound) {  \
+    return cf_has_avx512_x(f, aHash, n, aFound, ss, pf);                       \
+  }
+CF_AVX512_HAS_FN(cf_has_avx512, 0, 0)
+CF_AVX512_HAS_FN(cf_has_avx512_pf, 0, 1)
+CF_AVX512_HAS_FN(cf_has_ss_avx512, 1, 0)
+CF_AVX512_HAS_FN(cf_has_ss_avx512_pf, 1, 1)
+#undef CF_AVX512_HAS_FN
 #endif /* CF_AVX512 */
 
 /* The key function of this machine: vectorized when it can be. */
@@ -1549,6 +1632,10 @@ size_t cf_contains_batch(const cf_filter *f, const uint64_t *aHash, size_t n,
   if (f->swar && keys == cf_keys_avx512) {
     return pf ? cf_has_avx512_pf(f, aHash, n, aFound)
               : cf_has_avx512(f, aHash, n, aFound);
+  }
+  if (f->ssword && f->ss_gmul && keys == cf_keys_avx512) {
+    return pf ? cf_has_ss_avx512_pf(f, aHash, n, aFound)
+              : cf_has_ss_avx512(f, aHash, n, aFound);
   }
 #endif
   if (f->swar) {

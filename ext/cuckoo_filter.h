@@ -38,6 +38,13 @@
 **      array of b fingerprints, 0 = empty), so both encodings, and
 **      buckets kept outside one buffer (cf_store), share one insertion
 **      algorithm.
+**   7. Speed never changes results.  Buckets of at most 57 bits are read
+**      as one 64-bit word and probed in a few word operations; the hot
+**      paths (lookup, free-slot insert, delete, displacements of plain
+**      buckets) work on those words; the batched functions overlap the
+**      work of many items, prefetch, and on x86-64 CPUs with AVX-512 use
+**      vector code chosen at run time.  All of them give exactly the
+**      results and bytes of the field-by-field algorithm (tested).
 */
 #ifndef CUCKOO_FILTER_H
 #define CUCKOO_FILTER_H

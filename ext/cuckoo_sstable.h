@@ -16,7 +16,8 @@
 ** The table has 4096 entries, 8 KB, so that any 12-bit code is one load
 ** with no bounds check: the entries past the last code (3876..4095, which
 ** no writer produces and a crafted BLOB may hold) are zero, four zero
-** nibbles.  Encoding needs no big table: cuckoo_filter.c sums three
+** nibbles.  Two more zero entries let a vector gather read 32 bits at
+** any code.  Encoding needs no big table: cuckoo_filter.c sums three
 ** 16-entry tables of binomial coefficients (96 bytes).
 */
 #ifndef CUCKOO_SSTABLE_H
@@ -24,7 +25,7 @@
 
 #define CF_SS_CODES 3876
 
-static const uint16_t cf_ss_decode[4096] = { /* 3876 codes, then 0 */
+static const uint16_t cf_ss_decode[4098] = { /* 3876 codes, then 0 */
     0x0000, 0x1000, 0x1100, 0x1110, 0x1111, 0x2000, 0x2100, 0x2110,
     0x2111, 0x2200, 0x2210, 0x2211, 0x2220, 0x2221, 0x2222, 0x3000,
     0x3100, 0x3110, 0x3111, 0x3200, 0x3210, 0x3211, 0x3220, 0x3221,
