@@ -19,7 +19,8 @@
 **      fingerprint can always find its other bucket.  i1 == i2 is allowed
 **      (the item then has one bucket).
 **   3. Deterministic: kick choices come from a hash of (fingerprint,
-**      bucket, step), never from rand(), so equal operation sequences
+**      bucket, step) and a fixed look-ahead order (cf_place_x() in
+**      cuckoo_filter.c), never from rand(), so equal operation sequences
 **      give byte-identical buffers on every machine.
 **   4. A failed insert (500 kicks without room, or more copies of one
 **      item than its buckets can hold) undoes every displacement it made:

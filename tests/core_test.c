@@ -430,12 +430,12 @@ static void test_determinism(void) {
     uint64_t golden; /* XXH3-64 of the final BLOB */
     uint32_t flags;
   } aCase[] = {
-      {1000, 4, 12, 0, 0x6a210e390d3b6fffULL, 0},
-      {777, 2, 9, 12345, 0x9d6a5ce9cdc6ce7dULL, 0},
-      {301, 8, 7, 0xdeadbeefcafeULL, 0x5d309204698c32d0ULL, 0},
-      {513, 4, 32, 3, 0xdf82d13655edb3beULL, 0},
-      {1000, 4, 13, 0, 0xc61c698fe64a0d87ULL, CF_FLAG_SEMISORT},
-      {333, 4, 17, 99, 0xb23052a1be95a259ULL, CF_FLAG_SEMISORT},
+      {1000, 4, 12, 0, 0xf2e1c06b67b51a42ULL, 0},
+      {777, 2, 9, 12345, 0xd94f9844e2a6f3adULL, 0},
+      {301, 8, 7, 0xdeadbeefcafeULL, 0x2d42a781db6548a7ULL, 0},
+      {513, 4, 32, 3, 0xe7788aff570dab4fULL, 0},
+      {1000, 4, 13, 0, 0x963d060283e41111ULL, CF_FLAG_SEMISORT},
+      {333, 4, 17, 99, 0x66a90313c7d468ffULL, CF_FLAG_SEMISORT},
   };
   size_t i;
   for (i = 0; i < sizeof(aCase) / sizeof(aCase[0]); i++) {
@@ -448,9 +448,13 @@ static void test_determinism(void) {
     CHECK(ra == rb && na == nb && memcmp(a, b, na) == 0);
     h = XXH3_64bits(a, na);
     /* These constants pin the BLOB format, the item hashing, the key
-    ** split and the kick choices: a change to any of them changes the
-    ** bytes that existing databases hold.  Update them only together with
-    ** a format version bump. */
+    ** split and the kick choices.  The format, the hashing and the key
+    ** split decide where every stored fingerprint can be found: changing
+    ** them needs a format version bump.  The kick choices only decide
+    ** which of its two buckets a fingerprint ends up in (every reader
+    ** looks in both), so they may change within a version, deliberately:
+    ** they last changed when insertion gained its one-step look-ahead
+    ** (issue 5), which fills large filters several times faster. */
     CHECKF(h == aCase[i].golden, "case %zu: got 0x%016llxULL", i,
            (unsigned long long)h);
     free(a);
@@ -1073,6 +1077,11 @@ static void run_store(unsigned b, uint32_t flags) {
     memcpy(a, snap, f.table_size); /* back to the snapshot */
     if (nWrite < 3 && rc == CF_OK) continue; /* no kicks: less interesting */
     nKickCases++;
+    /* An insert that ends CF_FULL writes CF_MAX_KICKS displacements, then
+    ** undoes them; a write failing while undoing cannot be repaired (the
+    ** contract: undone as far as the store lets it write), so failures
+    ** are injected into every read and every forward write. */
+    if (rc == CF_FULL) nWrite = CF_MAX_KICKS;
     for (n = 1; n <= nRead + nWrite; n++) {
       rs.nRead = rs.nWrite = 0;
       rs.failReadAt = n <= nRead ? n : 0;
