@@ -983,30 +983,83 @@ static int cf_kick_swar(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
   return CF_FULL;
 }
 
-/* Accessors of semi-sorted bucket words, for cf_place_x(). */
-CF_INLINE int cf_ssw_read(void *ctx, uint32_t bucket, uint32_t *fps) {
-  const cf_filter *f = (const cf_filter *)ctx;
-  cf_ss_unpack(f, cf_word_raw(f, bucket), fps);
-  return 0;
+/* A semi-sorted bucket word has a free slot iff its smallest fingerprint
+** (slot 0 of the sorted bucket) is 0. */
+CF_INLINE int cf_ss_free(const cf_filter *f, uint64_t w) {
+  return (cf_ss_decode[w & 0xfff] & 15u) == 0 &&
+         ((w >> 12) & (((uint64_t)1 << (f->p.fp_bits - 4)) - 1)) == 0;
 }
 
-CF_INLINE int cf_ssw_write(void *ctx, uint32_t bucket, const uint32_t *fps) {
-  cf_filter *f = (cf_filter *)ctx;
-  uint32_t a[4];
-  memcpy(a, fps, sizeof(a));
-  cf_sort4(a);
-  cf_word_put(f, bucket, cf_ss_pack(f, a));
-  return 0;
+/* Sorted a[0..3] with a[0] == 0 (a free slot), plus fp, still sorted. */
+CF_INLINE void cf_ss_add(uint32_t *a, uint32_t fp) {
+  int s;
+  for (s = 0; s < 3 && a[s + 1] < fp; s++)
+    a[s] = a[s + 1];
+  a[s] = fp;
+}
+
+/*
+** cf_place_x() for semi-sorted bucket words: the same choices (slots in
+** sorted order), so the same bytes, with the look-ahead buckets
+** prefetched together and tested for a free slot without decoding.  Both
+** buckets are full when it is called.  Undoing writes back each
+** displaced bucket's word as it was.
+*/
+static int cf_kick_ss(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
+  uint64_t aBefore[CF_MAX_KICKS];
+  uint32_t aBucket[CF_MAX_KICKS], aAlt[4], a[4], c[4], cur, hand = fp, old;
+  const uint64_t m = f->p.nbuckets;
+  unsigned t;
+  int n;
+
+  /* Both buckets full of this very fingerprint: kicking cannot help. */
+  cf_ss_unpack(f, cf_word_raw(f, i1), a);
+  if (a[0] == fp && a[3] == fp) {
+    cf_ss_unpack(f, cf_word_raw(f, i2), c);
+    if (i2 == i1 || (c[0] == fp && c[3] == fp)) return CF_TOO_MANY;
+  }
+  cur = (cf_mix64(((uint64_t)fp << 32) ^ i1) & 1) ? i2 : i1;
+  for (n = 0; n < CF_MAX_KICKS; n++) {
+    unsigned slot = (unsigned)(cf_mix64(((uint64_t)hand << 32) ^ cur ^
+                                        ((uint64_t)n << 56)) &
+                               3);
+    uint64_t w = cf_word(f, cur);
+    cf_ss_unpack(f, w, a);
+    for (t = 0; t < 4; t++) {
+      aAlt[t] = cf_alt(m, cur, a[t]);
+      cf_prefetch(f, aAlt[t], 1);
+    }
+    for (t = 0; t < 4; t++) {
+      uint64_t w2 = cf_word_raw(f, aAlt[t]);
+      if (cf_ss_free(f, w2)) {
+        cf_ss_unpack(f, w2, c);
+        cf_ss_add(c, a[t]);
+        cf_word_put(f, aAlt[t], cf_ss_pack(f, c));
+        a[t] = hand;
+        cf_sort4(a);
+        cf_word_put(f, cur, cf_ss_pack(f, a));
+        return CF_OK;
+      }
+    }
+    aBucket[n] = cur;
+    aBefore[n] = w;
+    old = a[slot];
+    a[slot] = hand;
+    hand = old;
+    cf_sort4(a);
+    cf_word_put(f, cur, cf_ss_pack(f, a));
+    cur = aAlt[slot];
+  }
+  while (n-- > 0)
+    cf_word_put(f, aBucket[n], aBefore[n]);
+  return CF_FULL;
 }
 
 /* The slow path of an insert, kept out of line. */
 static __attribute__((noinline)) int cf_kick(cf_filter *f, uint32_t i1,
                                              uint32_t i2, uint32_t fp) {
   if (f->swar) return cf_kick_swar(f, i1, i2, fp);
-  if (f->ssword) {
-    return cf_place_x(cf_ssw_read, cf_ssw_write, f, f->p.nbuckets, 4, i1, i2,
-                      fp);
-  }
+  if (f->ssword) return cf_kick_ss(f, i1, i2, fp);
   return cf_place_x(cf_mem_read, cf_mem_write, f, f->p.nbuckets,
                     f->p.bucket_size, i1, i2, fp);
 }
@@ -1033,16 +1086,10 @@ CF_INLINE int cf_put_free(cf_filter *f, uint32_t i, uint32_t fp) {
   if (f->ssword) {
     uint64_t w = cf_word_raw(f, i);
     uint32_t a[4];
-    int s;
-    if ((cf_ss_decode[w & 0xfff] & 15u) != 0 ||
-        ((w >> 12) & (((uint64_t)1 << (f->p.fp_bits - 4)) - 1)) != 0) {
-      return 0;
-    }
+    if (!cf_ss_free(f, w)) return 0;
     /* a[0] is the free slot; move fp up to its sorted place */
     cf_ss_unpack(f, w, a);
-    for (s = 0; s < 3 && a[s + 1] < fp; s++)
-      a[s] = a[s + 1];
-    a[s] = fp;
+    cf_ss_add(a, fp);
     cf_word_put(f, i, cf_ss_pack(f, a));
     return 1;
   }
