@@ -1294,15 +1294,17 @@ double cf_expected_fpr(const cf_filter *f) {
 ** (both buckets and the fingerprint of every item) are computed, and on
 ** a large array their buckets prefetched, before group g is handled.
 ** The long multiply chains of the keys then overlap the probes instead
-** of stalling them, and up to 2 * CF_GROUP cache misses are in flight
-** instead of the two of one item (prefetching only pays off for arrays
-** larger than the caches close to the core).  Items are handled strictly
+** of stalling them, and the 2 * CF_GROUP buckets of the next group are
+** in flight while the current one is handled, instead of the two of one
+** item (prefetching only pays off for arrays larger than the caches close
+** to the core; groups larger than 8 were slower on 96 MB tables, as more
+** prefetches than the core can track queue up).  Items are handled strictly
 ** in order, so the results and the bytes are those of the single-item
 ** functions.  The handling works on a local copy of the filter view (a
 ** store through the uint8_t output array could otherwise alias it and
 ** force every field to be reloaded) and writes the count back once.
 */
-#define CF_GROUP 32                /* items per group (a multiple of 8) */
+#define CF_GROUP 8 /* items per group (a multiple of 8; 8 measured best) */
 #define CF_PREFETCH_MIN (1u << 20) /* smaller arrays are not prefetched */
 
 #define CF_OP_HAS 0
