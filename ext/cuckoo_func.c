@@ -112,6 +112,14 @@ static void ck_new(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     error_rate = sqlite3_value_double(argv[1]);
   }
   if (argc > 2 && sqlite3_value_type(argv[2]) != SQLITE_NULL) {
+    if (sqlite3_value_type(argv[2]) != SQLITE_TEXT) {
+      char *zGot = ck_describe(argv[2]);
+      ck_error(ctx, sqlite3_mprintf("cuckoo_new: options must be TEXT such as "
+                                    "'bucket_size=8, seed=7' (got %s)",
+                                    zGot ? zGot : "?"));
+      sqlite3_free(zGot);
+      return;
+    }
     if (cksql_parse_options("cuckoo_new",
                             (const char *)sqlite3_value_text(argv[2]), &o,
                             &zErr) != SQLITE_OK) {
@@ -285,14 +293,17 @@ static void ck_merge(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
       ck_error(ctx,
                sqlite3_mprintf(
                    "cuckoo_merge: filters are not compatible: argument 1 has "
-                   "buckets=%llu bucket_size=%u fingerprint_bits=%u seed=%llu,"
-                   " argument 2 has buckets=%llu bucket_size=%u "
-                   "fingerprint_bits=%u seed=%llu; only filters made with the"
-                   " same capacity, error_rate and options can be merged",
+                   "buckets=%llu bucket_size=%u fingerprint_bits=%u "
+                   "variant=%s seed=%llu, argument 2 has buckets=%llu "
+                   "bucket_size=%u fingerprint_bits=%u variant=%s seed=%llu;"
+                   " only filters made with the same capacity, error_rate "
+                   "and options can be merged",
                    (unsigned long long)a.p.nbuckets, a.p.bucket_size,
-                   a.p.fp_bits, (unsigned long long)a.p.seed,
+                   a.p.fp_bits, a.semisort ? "semisort" : "plain",
+                   (unsigned long long)a.p.seed,
                    (unsigned long long)b.p.nbuckets, b.p.bucket_size,
-                   b.p.fp_bits, (unsigned long long)b.p.seed));
+                   b.p.fp_bits, b.semisort ? "semisort" : "plain",
+                   (unsigned long long)b.p.seed));
     } else {
       cksql_result_cf_error(ctx, "cuckoo_merge", rc, &a);
     }
