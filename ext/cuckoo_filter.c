@@ -57,12 +57,13 @@ uint64_t cf_get_u64(const uint8_t *p) {
   return v;
 }
 
+/* One 8-byte store: a byte loop here made cf_hash_int() reload the bytes
+** it had just stored one by one (a store-forwarding stall on every hash). */
 void cf_put_u64(uint8_t *p, uint64_t v) {
-  int i;
-  for (i = 0; i < 8; i++) {
-    p[i] = (uint8_t)v;
-    v >>= 8;
-  }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  memcpy(p, &v, 8);
 }
 
 /* ---------------------------------------------------------------------
