@@ -113,7 +113,9 @@ typedef struct cf_key {
 ** if that exceeds CF_MAX_FP_BITS.  cf_params_for() fills *p for a
 ** capacity and error rate (and bucket size), sizing the bucket array so
 ** that `capacity` items fit at the load factor the bucket size reliably
-** reaches.  Returns CF_OK or CF_RANGE.
+** reaches; its fingerprints are at least 5 bits (7 with b = 2), the
+** fewest that reach that load in large tables.  Returns CF_OK or
+** CF_RANGE.
 */
 unsigned cf_fp_bits_for(double error_rate, unsigned bucket_size);
 uint64_t cf_buckets_for(uint64_t capacity, unsigned bucket_size,
