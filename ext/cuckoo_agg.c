@@ -45,8 +45,9 @@
 **      count goes 0 -> 1, a row leaving removes it when the count goes
 **      1 -> 0, so an item still in the frame stays present.  Without a
 **      capacity the filter has the geometry of cuckoo_new(c, error_rate,
-**      options), c a power of two >= 64: doubled (rebuilt from the map) when
-**      an item does not fit, halved when fewer than c/4 distinct items
+**      options), c a power of two >= 64 holding between c/4 and c distinct
+**      items: doubled (rebuilt from the map) when the frame holds more than
+**      c distinct items (or one does not fit), halved when fewer than c/4
 **      remain.  With a capacity it keeps that geometry and a frame with too
 **      many distinct items is the "full" error.  xValue returns a copy.
 **      Cost per row: O(1) expected map and filter work (rebuilds amortized)
@@ -698,6 +699,9 @@ static int ck_win_add(sqlite3_context *ctx, ck_agg *p, uint64_t hash) {
     return SQLITE_NOMEM;
   }
   if (!isNew) return SQLITE_OK;
+  if (p->capacity == 0 && (sqlite3_int64)p->map.nUsed > p->winCap) {
+    return ck_win_rebuild(ctx, p, 2 * p->winCap);
+  }
   rc = cf_insert(&p->f, cf_key_of(&p->f, hash));
   if (rc == CF_OK) return SQLITE_OK;
   /* Does not fit: rebuild larger from the map (which holds the item). */
