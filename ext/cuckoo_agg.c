@@ -93,6 +93,17 @@ static void ck_agg_error(sqlite3_context *ctx, char *zMsg, int errCode) {
   if (errCode != SQLITE_ERROR) sqlite3_result_error_code(ctx, errCode);
 }
 
+/* Return a copy of filter f as the result (f stays with its owner). */
+static void ck_result_copy(sqlite3_context *ctx, const cf_filter *f) {
+  void *copy = sqlite3_malloc64(f->blob_size);
+  if (copy == 0) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  memcpy(copy, f->blob, f->blob_size);
+  sqlite3_result_blob64(ctx, copy, f->blob_size, sqlite3_free);
+}
+
 /* ---------------------------------------------------------------------
 ** Sorting hashes
 */
@@ -379,21 +390,10 @@ static void ck_agg_fail(ck_agg *p) {
   p->eState = CK_FAILED;
 }
 
-/* "NULL", "'text'", "1.5", ... for error messages (caller frees). */
-static char *ck_agg_describe(sqlite3_value *v) {
-  switch (sqlite3_value_type(v)) {
-  case SQLITE_NULL: return sqlite3_mprintf("NULL");
-  case SQLITE_INTEGER: return sqlite3_mprintf("%lld", sqlite3_value_int64(v));
-  case SQLITE_FLOAT: return sqlite3_mprintf("%!.15g", sqlite3_value_double(v));
-  case SQLITE_TEXT: return sqlite3_mprintf("'%.40q'", sqlite3_value_text(v));
-  default: return sqlite3_mprintf("a BLOB");
-  }
-}
-
 /* Report "cuckoo_agg: <zWhat> (got <v>)". */
 static void ck_agg_bad_arg(sqlite3_context *ctx, const char *zWhat,
                            sqlite3_value *v) {
-  char *zGot = ck_agg_describe(v);
+  char *zGot = cksql_describe_value(v);
   if (zGot == 0) {
     sqlite3_result_error_nomem(ctx);
     return;
@@ -836,7 +836,6 @@ static void ck_agg_inverse(sqlite3_context *ctx, int argc,
 
 static void ck_agg_value(sqlite3_context *ctx) {
   ck_agg *p = ck_agg_context(ctx);
-  void *copy;
   if (p == 0) {
     ck_agg_no_rows(ctx);
     return;
@@ -846,13 +845,7 @@ static void ck_agg_value(sqlite3_context *ctx) {
     ck_agg_fail(p);
     return;
   }
-  copy = sqlite3_malloc64(p->f.blob_size);
-  if (copy == 0) {
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
-  memcpy(copy, p->f.blob, p->f.blob_size);
-  sqlite3_result_blob64(ctx, copy, p->f.blob_size, sqlite3_free);
+  ck_result_copy(ctx, &p->f);
 }
 
 static void ck_agg_final(sqlite3_context *ctx) {
@@ -975,15 +968,8 @@ static void ck_union_inverse(sqlite3_context *ctx, int argc,
 
 static void ck_union_value(sqlite3_context *ctx) {
   ck_union *u = sqlite3_aggregate_context(ctx, 0);
-  void *copy;
   if (u == 0 || !u->hasFilter) return; /* NULL */
-  copy = sqlite3_malloc64(u->f.blob_size);
-  if (copy == 0) {
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
-  memcpy(copy, u->f.blob, u->f.blob_size);
-  sqlite3_result_blob64(ctx, copy, u->f.blob_size, sqlite3_free);
+  ck_result_copy(ctx, &u->f);
 }
 
 static void ck_union_final(sqlite3_context *ctx) {
