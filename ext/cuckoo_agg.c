@@ -34,8 +34,9 @@
 **      up, its unsorted tail is radix-sorted and merged into the sorted,
 **      duplicate-free head (keeping copy counts, which only a window needs:
 **      a uint32 per entry, allocated at the first duplicate); the array
-**      doubles only if it is then more than half full.  So it holds at most
-**      4 entries per distinct item; the build frees the counts and needs
+**      doubles only if it is then more than half full.  So it never
+**      allocates more than 4 entries per distinct item (after the first
+**      16); the build frees the counts and needs
 **      the hashes (8 bytes per distinct item) plus the filter.  The first
 **      16 hashes live inside the aggregate context (no allocation for small
 **      groups).
