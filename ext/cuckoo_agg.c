@@ -35,11 +35,10 @@
 **      duplicate-free head (keeping copy counts, which only a window needs:
 **      a uint32 per entry, allocated at the first duplicate); the array
 **      doubles only if it is then more than half full.  So it never
-**      allocates more than 4 entries per distinct item (after the first
-**      16); the build frees the counts and needs
-**      the hashes (8 bytes per distinct item) plus the filter.  The first
-**      16 hashes live inside the aggregate context (no allocation for small
-**      groups).
+**      allocates more than 4 entries per distinct item; the build frees
+**      the counts and needs the hashes (8 bytes per distinct item) plus
+**      the filter.  The first 16 hashes live inside the aggregate context
+**      (no allocation for small groups).
 **   6. Window use: the first xValue or xInverse turns the collected hashes
 **      into a hash -> copies map of the frame plus a filter that is updated
 **      in place: a row entering adds its item's fingerprint when its copy
