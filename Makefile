@@ -49,12 +49,15 @@ build/asan/%_test: tests/%_test.c $(EXTSRC) $(EXTHDR)
 	@mkdir -p build/asan
 	$(CC) -O1 -g $(SANFLAGS) $(WARN) -Iext -o $@ $< $(CORESRC) -lm
 
-# The out-of-memory sweep links SQLite and the extension statically.
-build/fault_test: tests/fault_test.c $(EXTSRC) $(EXTHDR)
+# C tests of the SQL layer (the out-of-memory sweep, the aggregates) link
+# SQLite and the extension statically.
+SQLCTESTS := fault_test agg_test
+
+$(addprefix build/,$(SQLCTESTS)): build/%: tests/%.c $(EXTSRC) $(EXTHDR)
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -DSQLITE_CORE -Iext -o $@ $< $(EXTSRC) -lsqlite3 -lm
 
-build/asan/fault_test: tests/fault_test.c $(EXTSRC) $(EXTHDR)
+$(addprefix build/asan/,$(SQLCTESTS)): build/asan/%: tests/%.c $(EXTSRC) $(EXTHDR)
 	@mkdir -p build/asan
 	$(CC) -O1 -g $(SANFLAGS) $(WARN) -DSQLITE_CORE -Iext -o $@ $< $(EXTSRC) \
 	  -lsqlite3 -lm

@@ -872,3 +872,8 @@ double cf_expected_fpr(const cf_filter *f) {
   double per = 1.0 / (double)f->fp_mask;
   return 1.0 - pow(1.0 - per * load, 2.0 * f->p.bucket_size);
 }
+
+/* The load factor cf_buckets_for() plans for large filters (no margin). */
+double cf_load_target(unsigned bucket_size, unsigned fp_bits) {
+  return cf_target_load(bucket_size, fp_bits);
+}

@@ -231,4 +231,9 @@ double cf_expected_fpr(const cf_filter *f);
 uint64_t cf_get_u64(const uint8_t *p);
 void cf_put_u64(uint8_t *p, uint64_t v);
 
+/* The load factor cf_buckets_for() plans for large filters of this bucket
+** size and fingerprint width (before its small-table margin).  The
+** aggregates start their exact sizing from it. */
+double cf_load_target(unsigned bucket_size, unsigned fp_bits);
+
 #endif /* CUCKOO_FILTER_H */

@@ -43,21 +43,10 @@ static void ck_error(sqlite3_context *ctx, char *zMsg) {
   }
 }
 
-/* Describe a value for error messages: "NULL", "'text'", "1.5", ... */
-static char *ck_describe(sqlite3_value *v) {
-  switch (sqlite3_value_type(v)) {
-  case SQLITE_NULL: return sqlite3_mprintf("NULL");
-  case SQLITE_INTEGER: return sqlite3_mprintf("%lld", sqlite3_value_int64(v));
-  case SQLITE_FLOAT: return sqlite3_mprintf("%!.15g", sqlite3_value_double(v));
-  case SQLITE_TEXT: return sqlite3_mprintf("'%.40q'", sqlite3_value_text(v));
-  default: return sqlite3_mprintf("a BLOB");
-  }
-}
-
 /* Report "zFunc: <zMust> (got <v>)" for a bad argument value. */
 static void ck_bad_arg(sqlite3_context *ctx, const char *zFunc,
                        const char *zMust, sqlite3_value *v) {
-  char *zGot = ck_describe(v);
+  char *zGot = cksql_describe_value(v);
   ck_error(ctx,
            zGot ? sqlite3_mprintf("%s: %s (got %s)", zFunc, zMust, zGot) : 0);
   sqlite3_free(zGot);

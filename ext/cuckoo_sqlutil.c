@@ -290,3 +290,13 @@ void cksql_result_cf_error(sqlite3_context *ctx, const char *zFunc, int rc,
     sqlite3_free(zMsg);
   }
 }
+
+char *cksql_describe_value(sqlite3_value *v) {
+  switch (sqlite3_value_type(v)) {
+  case SQLITE_NULL: return sqlite3_mprintf("NULL");
+  case SQLITE_INTEGER: return sqlite3_mprintf("%lld", sqlite3_value_int64(v));
+  case SQLITE_FLOAT: return sqlite3_mprintf("%!.15g", sqlite3_value_double(v));
+  case SQLITE_TEXT: return sqlite3_mprintf("'%.40q'", sqlite3_value_text(v));
+  default: return sqlite3_mprintf("a BLOB");
+  }
+}

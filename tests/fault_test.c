@@ -169,6 +169,12 @@ static void run_scenario(const scenario *sc) {
   }
 }
 
+#define AGG_SETUP                                                              \
+  "CREATE TABLE t(g, x);"                                                      \
+  "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < "    \
+  "400) INSERT INTO t SELECT i % 4, CASE WHEN i % 4 = 0 THEN i "               \
+  "WHEN i % 13 = 0 THEN NULL ELSE (i * 7) % 45 END FROM n;"
+
 static const scenario aScenario[] = {
     {"scalar-functions", "",
      "CREATE TABLE t(f BLOB);"
@@ -186,6 +192,24 @@ static const scenario aScenario[] = {
      "INSERT INTO t VALUES(cuckoo_add(cuckoo_new(50), 'héllo', 'wörld'));",
      "SELECT cuckoo_contains(f, 'héllo') + cuckoo_contains(f, 'wörld') FROM t",
      "2", 0, 0, 0},
+    /* Aggregates: 4 groups of 100 rows; group 0 has 100 distinct items,
+    ** the others 45 values repeated (compaction with copy counts), NULLs. */
+    {"agg-exact-groupby", AGG_SETUP,
+     "CREATE TABLE f AS SELECT g, cuckoo_agg(x) AS f FROM t GROUP BY g;",
+     "SELECT sum(cuckoo_count(f)) || '/' || sum(cuckoo_contains(f, 8)) FROM f",
+     "235/4", 0, 0, 0},
+    {"agg-fixed-union", AGG_SETUP,
+     "CREATE TABLE s AS SELECT g, cuckoo_agg(x, 0.01, 300, 'semisort') AS f "
+     "FROM t GROUP BY g;"
+     "CREATE TABLE u AS SELECT cuckoo_union(f) AS f FROM s;",
+     "SELECT cuckoo_count(f) || '/' || cuckoo_contains(f, 400) FROM u",
+     "134/1", 0, 0, 0},
+    {"agg-window", AGG_SETUP,
+     "CREATE TABLE w AS SELECT "
+     "cuckoo_count(cuckoo_agg(x) OVER (ORDER BY rowid ROWS 100 PRECEDING)) AS"
+     " c, cuckoo_count(cuckoo_agg(x, 0.01, 200) OVER (ORDER BY rowid ROWS 20 "
+     "PRECEDING)) AS d FROM t WHERE rowid <= 240;",
+     "SELECT sum(c) || '/' || sum(d) FROM w", "12756/4488", 0, 0, 0},
 };
 
 int main(void) {
