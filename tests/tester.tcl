@@ -50,7 +50,6 @@ proc forcedelete {args} {
 }
 
 proc test_result {name ok got expected} {
-  if {[info exists ::env(CUCKOO_TRACE)]} { puts "-- $name"; flush stdout }
   if {$ok} {
     incr ::nPass
   } else {
