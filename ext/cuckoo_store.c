@@ -1109,18 +1109,29 @@ static int ckst_store_rc(ckstore *p) {
   return rc;
 }
 
+/* Does level iLevel hold a fingerprint matching hash?  (-1: error) */
+static int ckst_match(ckstore *p, int iLevel, uint64_t hash) {
+  ckst_access x;
+  cf_store st;
+  int found = 0;
+  ckst_access_init(p, iLevel, &x, &st);
+  if (cf_store_contains(&x.pL->p, &st, cf_key_from(&x.pL->p, hash), &found) !=
+      CF_OK) {
+    return -1;
+  }
+  return found;
+}
+
 int ckst_contains(ckstore *p, uint64_t hash, int *pFound) {
   int i;
   *pFound = 0;
   for (i = p->nLevel - 1; i >= 0; i--) {
-    ckst_access x;
-    cf_store st;
-    ckst_access_init(p, i, &x, &st);
-    if (cf_store_contains(&x.pL->p, &st, cf_key_from(&x.pL->p, hash), pFound) !=
-        CF_OK) {
-      return ckst_store_rc(p);
+    int m = ckst_match(p, i, hash);
+    if (m < 0) return ckst_store_rc(p);
+    if (m) {
+      *pFound = 1;
+      break;
     }
-    if (*pFound) break;
   }
   return SQLITE_OK;
 }
@@ -1139,8 +1150,20 @@ static int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
 }
 
 int ckst_insert(ckstore *p, uint64_t hash) {
-  int rc, iLast = p->nLevel - 1;
-  const ckst_level *pL = &p->aLevel[iLast];
+  int rc, i, iLast = p->nLevel - 1;
+  const ckst_level *pL;
+  /* An item that already matches on an older level gets its new copy
+  ** there (rule 3), so that copies of one item stay on one level. */
+  for (i = iLast - 1; i >= 0; i--) {
+    int m = ckst_match(p, i, hash);
+    if (m < 0) return ckst_store_rc(p);
+    if (m == 0) continue;
+    rc = ckst_insert_level(p, i, hash);
+    if (rc == CF_OK) return SQLITE_OK;
+    if (rc == CF_IOERR) return ckst_store_rc(p);
+    break; /* no room there: the last level takes it */
+  }
+  pL = &p->aLevel[iLast];
   if (p->growth && pL->nCount >= pL->p.capacity) {
     rc = ckst_grow(p);
     if (rc != SQLITE_OK) return rc;
@@ -1161,7 +1184,8 @@ int ckst_insert(ckstore *p, uint64_t hash) {
                       "growth off); nothing was changed; create it with a "
                       "larger capacity, or with growth on (the default)",
                       (unsigned long long)pL->nCount,
-                      (unsigned long long)(pL->p.nbuckets * pL->p.bucket_size),
+                      (unsigned long long)(pL->p.nbuckets *
+                                           pL->p.bucket_size),
                       (unsigned long long)pL->p.capacity);
   case CF_TOO_MANY:
     return ckst_error(p, SQLITE_ERROR,
@@ -1174,24 +1198,32 @@ int ckst_insert(ckstore *p, uint64_t hash) {
 }
 
 int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved) {
-  int i;
+  ckst_access x;
+  cf_store st;
+  int i, iFound = -1, rc;
   *pRemoved = 0;
+  /* The one level that matches (rule 3): an item matching on several
+  ** levels is left alone, since one of those matches is another item's
+  ** copy and removing it would make that item a false negative. */
   for (i = p->nLevel - 1; i >= 0; i--) {
-    ckst_access x;
-    cf_store st;
-    int rc;
-    ckst_access_init(p, i, &x, &st);
-    rc = cf_store_remove(&x.pL->p, &st, cf_key_from(&x.pL->p, hash));
-    if (rc == CF_NOTFOUND) continue;
-    if (rc != CF_OK) return ckst_store_rc(p);
-    if (p->aLevel[i].nCount == 0) {
-      return ckst_corrupt(p, "level %d holds an item but its count is 0", i);
-    }
-    p->aLevel[i].nCount--;
-    p->aLevel[i].bCountDirty = 1;
-    *pRemoved = 1;
-    break;
+    int m = ckst_match(p, i, hash);
+    if (m < 0) return ckst_store_rc(p);
+    if (m == 0) continue;
+    if (iFound >= 0) return SQLITE_OK;
+    iFound = i;
   }
+  if (iFound < 0) return SQLITE_OK;
+  ckst_access_init(p, iFound, &x, &st);
+  rc = cf_store_remove(&x.pL->p, &st, cf_key_from(&x.pL->p, hash));
+  if (rc == CF_NOTFOUND) return SQLITE_OK;
+  if (rc != CF_OK) return ckst_store_rc(p);
+  if (p->aLevel[iFound].nCount == 0) {
+    return ckst_corrupt(p, "level %d holds an item but its count is 0",
+                        iFound);
+  }
+  p->aLevel[iFound].nCount--;
+  p->aLevel[iFound].bCountDirty = 1;
+  *pRemoved = 1;
   return SQLITE_OK;
 }
 

@@ -49,8 +49,16 @@
 **      the sum over levels, stays below error_rate.  With growth off the
 **      table has one level built for error_rate and a refused insert is a
 **      "full" error that changes nothing.
-**   3. Lookups probe every level; deletes remove one copy from the newest
-**      level that has one.
+**   3. Lookups probe every level.  Levels hash items independently, so
+**      an item can match (falsely) on a level other than its own, where
+**      the fingerprint belongs to another item.  Hence: a DELETE removes
+**      a copy only from the single level where the item matches; an item
+**      matching on several levels (about error_rate of them) is left in
+**      place, a false positive, rather than risk removing another item's
+**      copy and making it a false negative.  And an insert of an item that
+**      already matches on an older level puts the new copy on that level
+**      (if it has room), so that the copies of one item, which DELETE must
+**      find, stay on one level.
 **   4. Changes are made to cached blocks in memory and written to the
 **      shadow tables by ckst_flush() (with incremental BLOB I/O into the
 **      pre-sized rows): the virtual table flushes in xSync and xSavepoint,
