@@ -1159,9 +1159,9 @@ int ckst_insert(ckstore *p, uint64_t hash) {
     if (m < 0) return ckst_store_rc(p);
     if (m == 0) continue;
     rc = ckst_insert_level(p, i, hash);
-    if (rc == CF_OK) return SQLITE_OK;
-    if (rc == CF_IOERR) return ckst_store_rc(p);
-    break; /* no room there: the last level takes it */
+    if (rc == CF_FULL) break; /* no room there: the last level takes it */
+    iLast = i;
+    goto done;
   }
   pL = &p->aLevel[iLast];
   if (p->growth && pL->nCount >= pL->p.capacity) {
@@ -1175,6 +1175,7 @@ int ckst_insert(ckstore *p, uint64_t hash) {
     if (rc2 != SQLITE_OK) return rc2;
     rc = ckst_insert_level(p, ++iLast, hash);
   }
+done:
   pL = &p->aLevel[iLast];
   switch (rc) {
   case CF_OK: return SQLITE_OK;
