@@ -251,6 +251,11 @@ static int ckst_stmt(ckstore *p, int i, sqlite3_stmt **pp) {
     rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_PERSISTENT,
                             &p->aStmt[i], 0);
     sqlite3_free(zSql);
+    if (rc == SQLITE_ERROR) {
+      /* A shadow table is missing (or unusable). */
+      return ckst_corrupt(p, "cannot use its shadow tables (%s)",
+                          sqlite3_errmsg(p->db));
+    }
     if (rc != SQLITE_OK) return ckst_sqlerr(p, rc);
   }
   *pp = p->aStmt[i];
@@ -638,6 +643,10 @@ static int ckst_load_config(ckstore *p) {
   p->flags = a[CKC_VARIANT].z[0] == 's' ? CF_FLAG_SEMISORT : 0;
   if (p->flags && p->bucketSize != 4) {
     return ckst_corrupt(p, "variant 'semisort' needs bucket_size 4");
+  }
+  if (a[CKC_ERROR_RATE].eType == 0) {
+    return ckst_corrupt(p, "config row 'error_rate' is missing from %s_config",
+                        p->zName);
   }
   if (a[CKC_ERROR_RATE].eType != SQLITE_FLOAT ||
       !(a[CKC_ERROR_RATE].r > 0.0 && a[CKC_ERROR_RATE].r < 1.0)) {
