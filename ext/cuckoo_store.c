@@ -403,7 +403,7 @@ static int ckst_mark_dirty(ckstore *p, ckst_block *b) {
 /* Read block j of level iLevel from the shadow table into a[]. */
 static int ckst_read_block(ckstore *p, int iLevel, uint64_t j, uint8_t *a,
                            uint32_t nBytes) {
-  sqlite3_stmt *pStmt;
+  sqlite3_stmt *pStmt = 0;
   int rc = ckst_stmt(p, CKST_READ_BLOCK, &pStmt);
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)CKST_ID(iLevel, j));
@@ -790,7 +790,7 @@ static int ckst_load_levels(ckstore *p) {
 ** it (one indexed probe per level; a missing block in the middle is found
 ** when it is read, or by cuckoo_check). */
 static int ckst_check_extent(ckstore *p) {
-  sqlite3_stmt *pStmt;
+  sqlite3_stmt *pStmt = 0;
   int i, rc = ckst_stmt(p, CKST_LAST_BLOCK, &pStmt);
   for (i = 0; rc == SQLITE_OK && i < p->nLevel; i++) {
     const ckst_level *pL = &p->aLevel[i];
@@ -819,7 +819,7 @@ static int ckst_check_extent(ckstore *p) {
 }
 
 static int ckst_read_data_version(ckstore *p, sqlite3_int64 *pV) {
-  sqlite3_stmt *pStmt;
+  sqlite3_stmt *pStmt = 0;
   int rc = ckst_stmt(p, CKST_DATA_VERSION, &pStmt);
   if (rc != SQLITE_OK) return rc;
   rc = sqlite3_step(pStmt);
@@ -851,7 +851,7 @@ static int ckst_load(ckstore *p) {
 static int ckst_write_level(ckstore *p, int iLevel, const uint8_t *aTable,
                             uint64_t nTable) {
   const ckst_level *pL = &p->aLevel[iLevel];
-  sqlite3_stmt *pStmt;
+  sqlite3_stmt *pStmt = 0;
   uint8_t *aBuf = 0;
   uint64_t j;
   int rc = ckst_stmt(p, CKST_INSERT_BLOCK, &pStmt);
@@ -1298,7 +1298,7 @@ static int ckst_flush_blocks(ckstore *p) {
 }
 
 int ckst_flush(ckstore *p) {
-  sqlite3_stmt *pStmt;
+  sqlite3_stmt *pStmt = 0;
   int i, rc;
   if (!p->bLoaded) return SQLITE_OK;
   rc = ckst_flush_blocks(p);
@@ -1340,7 +1340,7 @@ void ckst_commit(ckstore *p) { p->bCookieBumped = 0; }
 /* Another connection may have committed: compare data_version, then the
 ** cookie; on a change, drop the cache and reload. */
 static int ckst_refresh(ckstore *p) {
-  sqlite3_stmt *pStmt;
+  sqlite3_stmt *pStmt = 0;
   sqlite3_int64 v;
   int rc;
   if (p->nDirty || p->bChanged) return SQLITE_OK; /* we are the writer */
