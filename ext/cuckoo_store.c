@@ -262,6 +262,22 @@ static int ckst_stmt(ckstore *p, int i, sqlite3_stmt **pp) {
   return SQLITE_OK;
 }
 
+/* Prepare one-off SQL on the shadow table T_zSuffix (zFmt gets zDb and
+** zName).  A failure to prepare means the shadow table is missing or
+** unusable: SQLITE_CORRUPT_VTAB. */
+static int ckst_prepare_shadow(ckstore *p, const char *zFmt,
+                               const char *zSuffix, sqlite3_stmt **ppStmt) {
+  char *zSql = sqlite3_mprintf(zFmt, p->zDb, p->zName);
+  int rc;
+  *ppStmt = 0;
+  if (zSql == 0) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, ppStmt, 0);
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK || rc == SQLITE_NOMEM) return rc;
+  return ckst_corrupt(p, "cannot read %s_%s (%s)", p->zName, zSuffix,
+                      sqlite3_errmsg(p->db));
+}
+
 /* Run a statement that returns no row; reset it. */
 static int ckst_run(ckstore *p, sqlite3_stmt *pStmt) {
   int rc = sqlite3_step(pStmt);
@@ -553,25 +569,13 @@ static int ckst_cint(ckstore *p, const ckst_cval *a, int k, sqlite3_int64 lo,
 static int ckst_load_config(ckstore *p) {
   ckst_cval a[CKC_N];
   sqlite3_stmt *pStmt = 0;
-  char *zSql;
   sqlite3_int64 v;
   int rc, k;
 
   memset(a, 0, sizeof(a));
-  zSql = sqlite3_mprintf("SELECT k, v FROM \"%w\".\"%w_config\"", p->zDb,
-                         p->zName);
-  if (zSql == 0) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
-  sqlite3_free(zSql);
-  if (rc != SQLITE_OK) {
-    rc = ckst_sqlerr(p, rc);
-    if (rc != SQLITE_NOMEM) {
-      /* Typically "no such table": the shadow table is gone. */
-      rc = ckst_corrupt(p, "cannot read %s_config (%s)", p->zName,
-                        sqlite3_errmsg(p->db));
-    }
-    return rc;
-  }
+  rc = ckst_prepare_shadow(p, "SELECT k, v FROM \"%w\".\"%w_config\"", "config",
+                           &pStmt);
+  if (rc != SQLITE_OK) return rc;
   while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
     const char *zKey = (const char *)sqlite3_column_text(pStmt, 0);
     if (zKey == 0) {
@@ -688,25 +692,15 @@ static uint32_t ckst_per_block(const cf_params *pp, int blockSize) {
 
 static int ckst_load_levels(ckstore *p) {
   sqlite3_stmt *pStmt = 0;
-  char *zSql;
   int rc, n = 0;
 
-  zSql = sqlite3_mprintf(
+  rc = ckst_prepare_shadow(
+      p,
       "SELECT level, nbuckets, bucket_size, fp_bits, flags, capacity, "
       "buckets_per_block, block_bytes, count FROM \"%w\".\"%w_levels\" "
       "ORDER BY level",
-      p->zDb, p->zName);
-  if (zSql == 0) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
-  sqlite3_free(zSql);
-  if (rc != SQLITE_OK) {
-    rc = ckst_sqlerr(p, rc);
-    if (rc != SQLITE_NOMEM) {
-      rc = ckst_corrupt(p, "cannot read %s_levels (%s)", p->zName,
-                        sqlite3_errmsg(p->db));
-    }
-    return rc;
-  }
+      "levels", &pStmt);
+  if (rc != SQLITE_OK) return rc;
   while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
     static const char *const azCol[] = {
         "level",    "nbuckets",          "bucket_size", "fp_bits", "flags",
@@ -1194,8 +1188,7 @@ done:
                       "growth off); nothing was changed; create it with a "
                       "larger capacity, or with growth on (the default)",
                       (unsigned long long)pL->nCount,
-                      (unsigned long long)(pL->p.nbuckets *
-                                           pL->p.bucket_size),
+                      (unsigned long long)(pL->p.nbuckets * pL->p.bucket_size),
                       (unsigned long long)pL->p.capacity);
   case CF_TOO_MANY:
     return ckst_error(p, SQLITE_ERROR,
@@ -1228,8 +1221,7 @@ int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved) {
   if (rc == CF_NOTFOUND) return SQLITE_OK;
   if (rc != CF_OK) return ckst_store_rc(p);
   if (p->aLevel[iFound].nCount == 0) {
-    return ckst_corrupt(p, "level %d holds an item but its count is 0",
-                        iFound);
+    return ckst_corrupt(p, "level %d holds an item but its count is 0", iFound);
   }
   p->aLevel[iFound].nCount--;
   p->aLevel[iFound].bCountDirty = 1;
@@ -1601,23 +1593,19 @@ static void ckst_missing(ckst_report *r, ckstore *p, int iLevel, uint64_t from,
 static int ckst_check_blocks(ckstore *p, ckst_report *r) {
   uint64_t aNext[CKST_MAX_LEVELS], aSlots[CKST_MAX_LEVELS];
   sqlite3_stmt *pStmt = 0;
-  char *zSql;
   int i, rc;
 
   memset(aNext, 0, sizeof(aNext));
   memset(aSlots, 0, sizeof(aSlots));
-  zSql = sqlite3_mprintf("SELECT id, data FROM \"%w\".\"%w_blocks\" ORDER "
-                         "BY id",
-                         p->zDb, p->zName);
-  if (zSql == 0) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
-  sqlite3_free(zSql);
-  if (rc != SQLITE_OK) {
-    if (rc == SQLITE_NOMEM) return rc;
-    ckst_problem(r, "%s: cannot read %s_blocks: %s", p->zLabel, p->zName,
-                 sqlite3_errmsg(p->db));
+  rc = ckst_prepare_shadow(
+      p, "SELECT id, data FROM \"%w\".\"%w_blocks\" ORDER BY id", "blocks",
+      &pStmt);
+  if (rc == SQLITE_CORRUPT_VTAB) {
+    ckst_problem(r, "%s", p->zErr);
+    sqlite3_free(ckst_take_error(p));
     return SQLITE_OK;
   }
+  if (rc != SQLITE_OK) return rc;
   while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
     sqlite3_int64 id = sqlite3_column_int64(pStmt, 0);
     int iLevel = (int)(id >> 32);
