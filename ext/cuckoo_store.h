@@ -65,7 +65,11 @@
 **      and a full cache flushes before it evicts.  ckst_discard() drops
 **      everything in memory (xRollback, xRollbackTo): the journal has
 **      already restored the shadow tables, and the next use reloads.
-**      Level creation and import write their rows at once.
+**      Level creation and import write their rows at once.  The BLOB
+**      handle is opened by a flush and closed before it returns, so none
+**      is ever open across a statement, transaction or savepoint
+**      boundary; reads go through a prepared SELECT that is reset after
+**      every block.
 **   5. ckst_refresh() validates the cache against other connections'
 **      commits: PRAGMA data_version, and when that moved, the cookie.
 **   6. Every shadow row is validated before use.  A missing, mistyped or

@@ -704,8 +704,9 @@ static void ckvtExportFunc(sqlite3_context *ctx, int argc,
         iLevel >= p->nLevel) {
       ckvt_fail(ctx, SQLITE_ERROR,
                 sqlite3_mprintf("cuckoo_export: level must be an integer "
-                                "from 0 to %d for %s",
-                                p->nLevel - 1, p->zLabel + 13));
+                                "from 0 to %d (%s has %d level%s)",
+                                p->nLevel - 1, p->zLabel, p->nLevel,
+                                p->nLevel == 1 ? "" : "s"));
       return;
     }
   } else if (p->nLevel > 1) {
