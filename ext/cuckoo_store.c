@@ -1687,6 +1687,9 @@ int ckst_check(ckstore *p, char **pzReport) {
   *pzReport = 0;
   r.pStr = sqlite3_str_new(p->db);
   r.nProblem = 0;
+  /* Validate the rows as they are now, not as first loaded (unless this
+  ** connection has changes not yet written to them). */
+  if (p->nDirty == 0 && !p->bChanged) ckst_discard(p);
   rc = ckst_ready(p, 1);
   if (rc == SQLITE_OK) {
     rc = ckst_check_blocks(p, &r);
