@@ -60,3 +60,26 @@ SELECT rowid AS order_no, cuckoo_count(f) AS distinct_in_last_100,
 FROM (SELECT rowid, sku, cuckoo_agg(sku) OVER (ORDER BY rowid ROWS 99 PRECEDING) AS f
       FROM orders)
 WHERE rowid IN (1, 50, 100, 1000, 100000);
+
+-- 3. The cuckoo virtual table: a named filter kept in the database file,
+--    transactional, shared by every connection, growing when full.
+CREATE VIRTUAL TABLE seen USING cuckoo(capacity=50000, error_rate=0.001);
+INSERT INTO seen(item) SELECT email FROM signups;      -- grows past 50000
+SELECT json_extract(cuckoo_table_info('seen'), '$.count')  AS items,
+       json_extract(cuckoo_table_info('seen'), '$.levels') AS levels,
+       json_extract(cuckoo_table_info('seen'), '$.bytes')  AS bytes;
+-- Lookups, one per login (the join plans as a lookup per outer row):
+SELECT count(*) AS known_logins FROM logins l JOIN seen s ON s.item = l.email;
+EXPLAIN QUERY PLAN SELECT count(*) FROM logins l JOIN seen s ON s.item = l.email;
+-- Writes are transactional: a rolled-back delete is undone.
+BEGIN;
+DELETE FROM seen WHERE item = 'user5@example.com';
+SELECT count(*) AS after_delete FROM seen WHERE item = 'user5@example.com';
+ROLLBACK;
+SELECT count(*) AS after_rollback FROM seen WHERE item = 'user5@example.com';
+-- INSERT OR IGNORE adds only what is not (probably) there already.
+INSERT OR IGNORE INTO seen(item) VALUES ('user5@example.com'), ('new@example.com');
+SELECT changes() AS added;
+-- Export a level as an ordinary filter BLOB, check the shadow tables.
+SELECT cuckoo_contains(cuckoo_export('main', 'seen', 0), 'user5@example.com') AS in_level_0,
+       cuckoo_check('seen') AS check_result;

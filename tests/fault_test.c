@@ -187,6 +187,45 @@ static const scenario aScenario[] = {
      "SELECT cuckoo_contains(f, 'a') + cuckoo_contains(f, 'z') + "
      "cuckoo_contains(f, 3.5) + 10 * cuckoo_count(f) FROM t",
      "43", 0, 0, 0},
+    {"vtab-create-write", "",
+     "CREATE VIRTUAL TABLE t USING cuckoo(capacity=100, block_size=64);"
+     "INSERT INTO t VALUES (1), (2), ('a'), (x'00'), (2.5);"
+     "DELETE FROM t WHERE item = 2;"
+     "INSERT OR IGNORE INTO t VALUES ('a'), ('b');"
+     "UPDATE t SET item = 'c' WHERE item = 'b';",
+     "SELECT count(*) FROM t WHERE item IN (1, 2, 'a', 'b', 'c', x'00', 2.5)",
+     "5", 0, 0, 0},
+    {"vtab-transactions",
+     "CREATE VIRTUAL TABLE t USING cuckoo(capacity=100, block_size=64);"
+     "INSERT INTO t VALUES ('base');",
+     "BEGIN;"
+     "INSERT INTO t VALUES ('k1');"
+     "SAVEPOINT s;"
+     "INSERT INTO t VALUES ('k2');"
+     "ROLLBACK TO s;"
+     "RELEASE s;"
+     "DELETE FROM t WHERE item = 'base';"
+     "COMMIT;"
+     "BEGIN;"
+     "INSERT INTO t VALUES ('k3');"
+     "ROLLBACK;",
+     "SELECT group_concat(item) FROM t WHERE item IN ('base', 'k1', 'k2', 'k3')",
+     "k1", "ROLLBACK",
+     "SELECT count(*) FROM t WHERE item = 'base' OR item = 'k1'", "1"},
+    {"vtab-grow-export-import",
+     "CREATE VIRTUAL TABLE t USING cuckoo(capacity=20, block_size=64,"
+     " cache_size=1);",
+     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i<70)"
+     " INSERT INTO t SELECT i FROM n;"
+     "CREATE VIRTUAL TABLE u USING cuckoo(capacity=10);"
+     "INSERT INTO u(filter) SELECT cuckoo_export('main', 't', level)"
+     " FROM t_levels ORDER BY level;"
+     "CREATE TABLE r AS SELECT cuckoo_check('t') AS c1, cuckoo_check('u') AS c2,"
+     " cuckoo_table_info('u') AS i;",
+     "SELECT (SELECT c1 || c2 FROM r) || (WITH RECURSIVE n(i) AS (SELECT 1 UNION"
+     " ALL SELECT i+1 FROM n WHERE i<70) SELECT count(*) FROM n JOIN u"
+     " ON u.item = n.i)",
+     "okok70", 0, 0, 0},
     {"utf16-text-items", "PRAGMA encoding='UTF-16le';",
      "CREATE TABLE t(f BLOB);"
      "INSERT INTO t VALUES(cuckoo_add(cuckoo_new(50), 'héllo', 'wörld'));",
