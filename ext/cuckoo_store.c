@@ -31,11 +31,12 @@ static const char *const ckst_azSql[] = {
     "UPDATE \"%w\".\"%w_config\" SET v=?1 WHERE k='cookie'",
     "UPDATE \"%w\".\"%w_levels\" SET count=?2 WHERE level=?1",
     "INSERT INTO \"%w\".\"%w_blocks\"(id, data) VALUES(?1, ?2)",
-    "INSERT INTO \"%w\".\"%w_levels\"(level, nbuckets, bucket_size, fp_bits, "
-    "flags, capacity, buckets_per_block, block_bytes, count) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-    "SELECT id FROM \"%w\".\"%w_blocks\" WHERE id>=?1 AND id<?2 "
-    "ORDER BY id DESC LIMIT 1",
+    /* (parenthesized: clang -Wstring-concatenation) */
+    ("INSERT INTO \"%w\".\"%w_levels\"(level, nbuckets, bucket_size, "
+     "fp_bits, flags, capacity, buckets_per_block, block_bytes, count) "
+     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"),
+    ("SELECT id FROM \"%w\".\"%w_blocks\" WHERE id>=?1 AND id<?2 "
+     "ORDER BY id DESC LIMIT 1"),
 };
 
 /* A cached block.  a[] holds the block's bytes. */
