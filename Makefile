@@ -51,7 +51,7 @@ build/asan/%_test: tests/%_test.c $(EXTSRC) $(EXTHDR)
 
 # C tests of the SQL layer (the out-of-memory sweep, the aggregates) link
 # SQLite and the extension statically.
-SQLCTESTS := fault_test agg_test
+SQLCTESTS := fault_test agg_test model_test crash_test
 
 $(addprefix build/,$(SQLCTESTS)): build/%: tests/%.c $(EXTSRC) $(EXTHDR)
 	@mkdir -p build
