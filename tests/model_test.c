@@ -72,6 +72,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cuckoo_filter.h"
@@ -1473,43 +1475,21 @@ static void v_step(vsub *V) {
 /* ---------------------------------------------------------------------
 ** Main
 */
-int main(int argc, char **argv) {
-  uint64_t nOps = 400000;
-  const char *zDir = "build/model";
-  const char *zOnly = 0; /* "f" or "v": one subject only (profiling) */
-  int quiet = 0, k, nFail = 0, nPass = 0;
-  const char *zSan = getenv("CUCKOO_SANITIZED");
+/* One run; returns the number of failed properties.  Prints the report
+** and a machine-readable "model_totals:" line for --jobs. */
+static int run_model(uint64_t nOps, const char *zDir, const char *zOnly,
+                     int quiet) {
+  int k, nFail = 0, nPass = 0;
   struct timespec t0, t1;
   double secs;
   fsub F;
   vsub V;
-
-  g_seed = 1;
-  if (zSan && atoi(zSan)) nOps /= 4;
-  for (k = 1; k < argc; k++) {
-    if (strcmp(argv[k], "--ops") == 0 && k + 1 < argc) {
-      nOps = (uint64_t)strtod(argv[++k], 0);
-    } else if (strcmp(argv[k], "--seed") == 0 && k + 1 < argc) {
-      g_seed = strtoull(argv[++k], 0, 10);
-    } else if (strcmp(argv[k], "--dir") == 0 && k + 1 < argc) {
-      zDir = argv[++k];
-    } else if (strcmp(argv[k], "--only") == 0 && k + 1 < argc) {
-      zOnly = argv[++k];
-    } else if (strcmp(argv[k], "--quiet") == 0) {
-      quiet = 1;
-    } else {
-      fprintf(stderr, "usage: %s [--ops N] [--seed S] [--dir DIR] [--quiet]\n",
-              argv[0]);
-      return 2;
-    }
-  }
   {
     char zCmd[600];
     snprintf(zCmd, sizeof(zCmd), "mkdir -p '%s'", zDir);
-    if (system(zCmd) != 0) return 2;
+    if (system(zCmd) != 0) exit(2);
   }
   g_rng = g_seed * 0x2545F4914F6CDD1DULL + 12345;
-  sqlite3_auto_extension((void (*)(void))sqlite3_cuckoo_init);
   clock_gettime(CLOCK_MONOTONIC, &t0);
   f_init(&F);
   v_init(&V, zDir);
@@ -1534,9 +1514,11 @@ int main(int argc, char **argv) {
   f_sweep(&F);
   v_end_checks(&V);
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  secs = (double)(t1.tv_sec - t0.tv_sec) +
+         1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
 
-  printf("model_test: seed %llu, %llu operations in %.1f s (%.0f per second)\n",
+  printf("model_test: seed %llu, %llu operations in %.1f s (%.0f per "
+         "second)\n",
          (unsigned long long)g_seed, (unsigned long long)nOps, secs,
          (double)nOps / secs);
   printf("filters: %llu sweeps, %llu merges (%llu collapsed copies), %llu "
@@ -1564,10 +1546,153 @@ int main(int argc, char **argv) {
     else
       nPass++;
   }
+  printf("model_totals: %llu %.3f %llu %llu %.6f %.6f %llu %llu %.6f %.6f "
+         "%llu\n",
+         (unsigned long long)nOps, secs, (unsigned long long)F.fp.nPos,
+         (unsigned long long)F.fp.nProbe, F.fp.sumTarget, F.fp.sumExpected,
+         (unsigned long long)V.fp.nPos, (unsigned long long)V.fp.nProbe,
+         V.fp.sumTarget, V.fp.sumExpected,
+         (unsigned long long)aChecked[P_NO_FALSE_NEG]);
   f_close(&F);
   v_close(&V);
   mset_free(&V.m);
   free(V.aUndo);
   printf("model_test: %d passed, %d failed\n", nPass, nFail);
+  fflush(stdout);
+  return nFail;
+}
+
+/*
+** --jobs J: J processes with seeds S, S+1, ..., N/J operations each, in
+** directories DIR/job<j>, logs DIR/job<j>.log; their reports follow, then
+** the combined totals.
+*/
+static int run_jobs(int nJob, uint64_t nOps, const char *zDir, int quiet) {
+  char zLog[700], zLine[400];
+  int j, k, nFail = 0, nPass = 0;
+  uint64_t seed0 = g_seed;
+  double sumSecs = 0, maxSecs = 0, aT[4] = {0, 0, 0, 0};
+  unsigned long long nOpsAll = 0, nPosF = 0, nProbeF = 0, nPosV = 0,
+                     nProbeV = 0, nNoFn = 0;
+  struct timespec t0, t1;
+  pid_t aPid[64];
+  snprintf(zLog, sizeof(zLog), "mkdir -p '%s'", zDir);
+  if (system(zLog) != 0) exit(2);
+  fflush(stdout);
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (j = 0; j < nJob; j++) {
+    aPid[j] = fork();
+    if (aPid[j] < 0) {
+      perror("fork");
+      exit(2);
+    }
+    if (aPid[j] == 0) {
+      char zSub[650];
+      snprintf(zSub, sizeof(zSub), "%s/job%d", zDir, j);
+      snprintf(zLog, sizeof(zLog), "%s/job%d.log", zDir, j);
+      if (freopen(zLog, "w", stdout) == 0) _exit(2);
+      g_seed = seed0 + (uint64_t)j;
+      _exit(run_model(nOps / (uint64_t)nJob, zSub, 0, quiet) ? 1 : 0);
+    }
+  }
+  for (j = 0; j < nJob; j++) {
+    int status = 0;
+    FILE *f;
+    waitpid(aPid[j], &status, 0);
+    snprintf(zLog, sizeof(zLog), "%s/job%d.log", zDir, j);
+    printf("== job %d (seed %llu): %s\n", j, (unsigned long long)(seed0 + j),
+           zLog);
+    f = fopen(zLog, "r");
+    while (f && fgets(zLine, sizeof(zLine), f)) {
+      unsigned long long a[7];
+      double secs, t[4];
+      if (sscanf(zLine,
+                 "model_totals: %llu %lf %llu %llu %lf %lf %llu %llu %lf %lf "
+                 "%llu",
+                 &a[0], &secs, &a[1], &a[2], &t[0], &t[1], &a[3], &a[4], &t[2],
+                 &t[3], &a[5]) == 11) {
+        nOpsAll += a[0];
+        sumSecs += secs;
+        if (secs > maxSecs) maxSecs = secs;
+        nPosF += a[1];
+        nProbeF += a[2];
+        nPosV += a[3];
+        nProbeV += a[4];
+        nNoFn += a[5];
+        for (k = 0; k < 4; k++)
+          aT[k] += t[k];
+        continue;
+      }
+      if (strncmp(zLine, "model_test: ", 12) == 0 &&
+          strstr(zLine, " passed, ")) {
+        continue; /* summed below */
+      }
+      fputs(zLine, stdout);
+    }
+    if (f) fclose(f);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      nPass++;
+    } else {
+      nFail++;
+      printf("! job %d failed (status %d)\n", j, status);
+    }
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  printf("model_test: %d jobs, %llu operations in %.0f s wall clock (%.0f "
+         "CPU-seconds of the jobs), %llu no-false-negative checks\n",
+         nJob, nOpsAll,
+         (double)(t1.tv_sec - t0.tv_sec) +
+             1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
+         sumSecs, nNoFn);
+  printf("model_test: filters: %llu false positives in %llu probes: "
+         "measured %.5f%%, target %.5f%%, expected at the probed loads "
+         "%.5f%%\n",
+         nPosF, nProbeF, nProbeF ? 100.0 * (double)nPosF / (double)nProbeF : 0,
+         nProbeF ? 100.0 * aT[0] / (double)nProbeF : 0,
+         nProbeF ? 100.0 * aT[1] / (double)nProbeF : 0);
+  printf("model_test: tables: %llu false positives in %llu probes: "
+         "measured %.5f%%, target %.5f%%, expected at the probed loads "
+         "%.5f%%\n",
+         nPosV, nProbeV, nProbeV ? 100.0 * (double)nPosV / (double)nProbeV : 0,
+         nProbeV ? 100.0 * aT[2] / (double)nProbeV : 0,
+         nProbeV ? 100.0 * aT[3] / (double)nProbeV : 0);
+  (void)maxSecs;
+  printf("model_test: %d passed, %d failed\n", nPass, nFail);
   return nFail ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  uint64_t nOps = 400000;
+  const char *zDir = "build/model";
+  const char *zOnly = 0; /* "f" or "v": one subject only (profiling) */
+  int quiet = 0, k, nJob = 1;
+  const char *zSan = getenv("CUCKOO_SANITIZED");
+
+  g_seed = 1;
+  if (zSan && atoi(zSan)) nOps /= 4;
+  for (k = 1; k < argc; k++) {
+    if (strcmp(argv[k], "--ops") == 0 && k + 1 < argc) {
+      nOps = (uint64_t)strtod(argv[++k], 0);
+    } else if (strcmp(argv[k], "--seed") == 0 && k + 1 < argc) {
+      g_seed = strtoull(argv[++k], 0, 10);
+    } else if (strcmp(argv[k], "--dir") == 0 && k + 1 < argc) {
+      zDir = argv[++k];
+    } else if (strcmp(argv[k], "--jobs") == 0 && k + 1 < argc) {
+      nJob = atoi(argv[++k]);
+      if (nJob < 1 || nJob > 64) nJob = 1;
+    } else if (strcmp(argv[k], "--only") == 0 && k + 1 < argc) {
+      zOnly = argv[++k];
+    } else if (strcmp(argv[k], "--quiet") == 0) {
+      quiet = 1;
+    } else {
+      fprintf(stderr,
+              "usage: %s [--ops N] [--seed S] [--jobs J] [--dir DIR] "
+              "[--quiet]\n",
+              argv[0]);
+      return 2;
+    }
+  }
+  sqlite3_auto_extension((void (*)(void))sqlite3_cuckoo_init);
+  if (nJob > 1) return run_jobs(nJob, nOps, zDir, quiet);
+  return run_model(nOps, zDir, zOnly, quiet) ? 1 : 0;
 }
