@@ -42,12 +42,12 @@
 */
 #include <sqlite3.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -92,7 +92,9 @@ typedef struct shim_file {
 } shim_file;
 #define REAL(f) (((shim_file *)(f))->pReal)
 
-static int shClose(sqlite3_file *f) { return REAL(f)->pMethods->xClose(REAL(f)); }
+static int shClose(sqlite3_file *f) {
+  return REAL(f)->pMethods->xClose(REAL(f));
+}
 static int shRead(sqlite3_file *f, void *p, int n, sqlite3_int64 o) {
   return REAL(f)->pMethods->xRead(REAL(f), p, n, o);
 }
@@ -149,14 +151,14 @@ static int shUnfetch(sqlite3_file *f, sqlite3_int64 o, void *p) {
 }
 
 static const sqlite3_io_methods shMethods = {
-    3,          shClose,        shRead,          shWrite,
-    shTruncate, shSync,         shFileSize,      shLock,
-    shUnlock,   shCheckReserved, shFileControl,  shSectorSize,
-    shDevChar,  shShmMap,       shShmLock,       shShmBarrier,
-    shShmUnmap, shFetch,        shUnfetch};
+    3,          shClose,         shRead,        shWrite,
+    shTruncate, shSync,          shFileSize,    shLock,
+    shUnlock,   shCheckReserved, shFileControl, shSectorSize,
+    shDevChar,  shShmMap,        shShmLock,     shShmBarrier,
+    shShmUnmap, shFetch,         shUnfetch};
 
-static int shOpen(sqlite3_vfs *v, const char *zName, sqlite3_file *f,
-                  int flags, int *pOut) {
+static int shOpen(sqlite3_vfs *v, const char *zName, sqlite3_file *f, int flags,
+                  int *pOut) {
   shim_file *p = (shim_file *)f;
   int rc;
   (void)v;
@@ -296,15 +298,14 @@ static void writer(const char *zFile, int bWal, long nKillAt,
   sqlite3_finalize(sK);
   if (sqlite3_prepare_v2(db, "INSERT INTO t(item) VALUES(?1)", -1, &sIns, 0) ||
       sqlite3_prepare_v2(db, "DELETE FROM t WHERE item = ?1", -1, &sDel, 0) ||
-      sqlite3_prepare_v2(db, "INSERT INTO t(item) VALUES(?1)", -1, &sJunk,
-                         0) ||
+      sqlite3_prepare_v2(db, "INSERT INTO t(item) VALUES(?1)", -1, &sJunk, 0) ||
       sqlite3_prepare_v2(db,
                          "INSERT INTO progress SELECT ?1, "
                          "cuckoo_table_info('t') ->> 'count', "
                          "cuckoo_table_info('t') ->> 'levels'",
                          -1, &sProg, 0) ||
-      sqlite3_prepare_v2(db, "SELECT cuckoo_table_info('t') ->> 'levels'",
-                         -1, &sLevels, 0)) {
+      sqlite3_prepare_v2(db, "SELECT cuckoo_table_info('t') ->> 'levels'", -1,
+                         &sLevels, 0)) {
     die(db, "prepare");
   }
   for (nDone = 0, k = K + 1; nDone < 60; k++, nDone++) {
@@ -435,8 +436,8 @@ static int64_t verify(dbstate *d, int iRound) {
     check(0, iRound, "integrity_check", sqlite3_errmsg(db));
   }
   sqlite3_finalize(s);
-  if (one_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 't'",
-              &ok) != 1) {
+  if (one_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 't'", &ok) !=
+      1) {
     /* killed before the first commit created the table */
     check(ok, iRound, "schema readable", sqlite3_errmsg(db));
     sqlite3_close(db);
@@ -454,8 +455,9 @@ static int64_t verify(dbstate *d, int iRound) {
 
   /* 2. the count is the last committed batch's */
   K = one_int(db, "SELECT coalesce(max(k), 0) FROM progress", &ok);
-  nRec = K ? one_int(db, "SELECT count FROM progress WHERE k = (SELECT "
-                         "max(k) FROM progress)",
+  nRec = K ? one_int(db,
+                     "SELECT count FROM progress WHERE k = (SELECT "
+                     "max(k) FROM progress)",
                      &ok)
            : 0;
   nCount = one_int(db, "SELECT cuckoo_table_info('t') ->> 'count'", &ok);
@@ -465,14 +467,17 @@ static int64_t verify(dbstate *d, int iRound) {
 
   /* a level added by the lost batch is gone with it */
   {
-    int64_t nLv = one_int(db, "SELECT cuckoo_table_info('t') ->> 'levels'", &ok);
+    int64_t nLv =
+        one_int(db, "SELECT cuckoo_table_info('t') ->> 'levels'", &ok);
     int64_t nRecLv =
-        K ? one_int(db, "SELECT levels FROM progress WHERE k = (SELECT max(k) "
-                        "FROM progress)",
+        K ? one_int(db,
+                    "SELECT levels FROM progress WHERE k = (SELECT max(k) "
+                    "FROM progress)",
                     &ok)
           : 1;
-    snprintf(zMsg, sizeof(zMsg), "table has %lld levels, batch %lld recorded "
-                                 "%lld",
+    snprintf(zMsg, sizeof(zMsg),
+             "table has %lld levels, batch %lld recorded "
+             "%lld",
              (long long)nLv, (long long)K, (long long)nRecLv);
     check(nLv == nRecLv, iRound, "levels of the last committed batch", zMsg);
   }
@@ -514,8 +519,7 @@ static int64_t verify(dbstate *d, int iRound) {
   if (bVerbose) {
     printf("  round %d (%s): committed batches %lld, count %lld, levels "
            "%lld, ghosts %lld\n",
-           iRound, d->bWal ? "wal" : "delete", (long long)K,
-           (long long)nCount,
+           iRound, d->bWal ? "wal" : "delete", (long long)K, (long long)nCount,
            (long long)one_int(db, "SELECT cuckoo_table_info('t') ->> 'levels'",
                               &ok),
            (long long)nGhost);
@@ -547,8 +551,9 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[a], "--verbose") == 0) {
       bVerbose = 1;
     } else {
-      fprintf(stderr, "usage: %s [--kills N] [--seed S] [--dir DIR] "
-                      "[--verbose]\n",
+      fprintf(stderr,
+              "usage: %s [--kills N] [--seed S] [--dir DIR] "
+              "[--verbose]\n",
               argv[0]);
       return 2;
     }
@@ -619,8 +624,8 @@ int main(int argc, char **argv) {
          (double)(t1.tv_sec - t0.tv_sec) +
              1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
          (long long)g_nKillsTotal, (long long)g_nIoKills,
-         (long long)g_nTimeKills, (long long)g_nGrowKills,
-         (long long)g_nClean, g_nBatch);
+         (long long)g_nTimeKills, (long long)g_nGrowKills, (long long)g_nClean,
+         g_nBatch);
   printf("crash_test: %d passed, %d failed\n", nPass, nFail);
   return nFail ? 1 : 0;
 }

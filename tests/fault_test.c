@@ -37,10 +37,10 @@
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 
 static sqlite3_mem_methods g_orig;
-static int g_countdown = 0;  /* fail when it reaches 0 after decrement */
+static int g_countdown = 0; /* fail when it reaches 0 after decrement */
 static int g_persistent = 0;
-static int g_failing = 0;    /* persistent mode: failing from now on */
-static int g_nfail = 0;      /* allocations failed in this run */
+static int g_failing = 0; /* persistent mode: failing from now on */
+static int g_nfail = 0;   /* allocations failed in this run */
 
 static int fault_now(void) {
   if (g_failing) {
@@ -158,8 +158,7 @@ static char *db_dump(sqlite3 *db) {
   int rc;
   sqlite3_str_appendall(pOut, "database\n"); /* never an empty string */
   rc = sqlite3_prepare_v2(
-      db,
-      "SELECT name, type, sql FROM sqlite_schema ORDER BY name, type", -1,
+      db, "SELECT name, type, sql FROM sqlite_schema ORDER BY name, type", -1,
       &pTab, 0);
   while (rc == SQLITE_OK && sqlite3_step(pTab) == SQLITE_ROW) {
     const char *zName = (const char *)sqlite3_column_text(pTab, 0);
@@ -169,8 +168,7 @@ static char *db_dump(sqlite3 *db) {
     int nRow = 0, nAlloc = 0, i;
     sqlite3_stmt *pRows = 0;
     char *zQ;
-    sqlite3_str_appendf(pOut, "%s %s %s\n", zType, zName,
-                        zSqlT ? zSqlT : "");
+    sqlite3_str_appendf(pOut, "%s %s %s\n", zType, zName, zSqlT ? zSqlT : "");
     if (strcmp(zType, "table") != 0 || !zSqlT ||
         strncmp(zSqlT, "CREATE VIRTUAL", 14) == 0) {
       continue;
@@ -357,8 +355,8 @@ static void run_scenario(const scenario *sc) {
       rc = exec_counted(db, sc->zBody, &nDone, &zErr);
       injected = g_nfail;
       fault_disarm();
-      check(rc == SQLITE_OK || is_oom_error(rc, zErr), sc->zName, n,
-            persistent, "unexpected error:", zErr);
+      check(rc == SQLITE_OK || is_oom_error(rc, zErr), sc->zName, n, persistent,
+            "unexpected error:", zErr);
       sqlite3_free(zErr);
       zErr = 0;
       if (rc == SQLITE_OK) {
@@ -401,9 +399,8 @@ static void run_scenario(const scenario *sc) {
         if (azTab[0]) {
           insert_after(db, azTab);
           zDump = db_dump(db);
-          check(zDump &&
-                    (strcmp(zDump, reference_of(sc, nDone, 1)) == 0 ||
-                     strcmp(zDump, reference_of(sc, nDone + 1, 1)) == 0),
+          check(zDump && (strcmp(zDump, reference_of(sc, nDone, 1)) == 0 ||
+                          strcmp(zDump, reference_of(sc, nDone + 1, 1)) == 0),
                 sc->zName, n, persistent,
                 "a write after the failure gives another database than "
                 "without injection",
@@ -434,12 +431,15 @@ static void run_scenario(const scenario *sc) {
 static const scenario aScenario[] = {
     {"scalar-functions", "",
      "CREATE TABLE t(f BLOB);"
-     "INSERT INTO t VALUES(cuckoo_add(cuckoo_new(500, 0.01), 'a', 2, 3.5, x'01'));"
+     "INSERT INTO t VALUES(cuckoo_add(cuckoo_new(500, 0.01), 'a', 2, 3.5, "
+     "x'01'));"
      "UPDATE t SET f = cuckoo_remove(f, 2);"
      "UPDATE t SET f = cuckoo_merge(f, cuckoo_add(cuckoo_new(500, 0.01), 'z'));"
-     "CREATE TABLE r AS SELECT cuckoo_info(f) AS i, cuckoo_count(f) AS c FROM t;"
+     "CREATE TABLE r AS SELECT cuckoo_info(f) AS i, cuckoo_count(f) AS c FROM "
+     "t;"
      "CREATE TABLE p AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 "
-     "FROM n WHERE i < 200) SELECT sum(cuckoo_contains(t.f, i)) AS s FROM n, t;",
+     "FROM n WHERE i < 200) SELECT sum(cuckoo_contains(t.f, i)) AS s FROM n, "
+     "t;",
      "SELECT cuckoo_contains(f, 'a') + cuckoo_contains(f, 'z') + "
      "cuckoo_contains(f, 3.5) + 10 * cuckoo_count(f) FROM t",
      "43"},
@@ -465,7 +465,8 @@ static const scenario aScenario[] = {
      "BEGIN;"
      "INSERT INTO t VALUES ('k3');"
      "ROLLBACK;",
-     "SELECT group_concat(item) FROM t WHERE item IN ('base', 'k1', 'k2', 'k3')",
+     "SELECT group_concat(item) FROM t WHERE item IN ('base', 'k1', 'k2', "
+     "'k3')",
      "k1"},
     {"vtab-grow-export-import",
      "CREATE VIRTUAL TABLE t USING cuckoo(capacity=20, block_size=64,"
@@ -475,9 +476,11 @@ static const scenario aScenario[] = {
      "CREATE VIRTUAL TABLE u USING cuckoo(capacity=10);"
      "INSERT INTO u(filter) SELECT cuckoo_export('main', 't', level)"
      " FROM t_levels ORDER BY level;"
-     "CREATE TABLE r AS SELECT cuckoo_check('t') AS c1, cuckoo_check('u') AS c2,"
+     "CREATE TABLE r AS SELECT cuckoo_check('t') AS c1, cuckoo_check('u') AS "
+     "c2,"
      " cuckoo_table_info('u') AS i;",
-     "SELECT (SELECT c1 || c2 FROM r) || (WITH RECURSIVE n(i) AS (SELECT 1 UNION"
+     "SELECT (SELECT c1 || c2 FROM r) || (WITH RECURSIVE n(i) AS (SELECT 1 "
+     "UNION"
      " ALL SELECT i+1 FROM n WHERE i<70) SELECT count(*) FROM n JOIN u"
      " ON u.item = n.i)",
      "okok70"},

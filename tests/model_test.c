@@ -71,9 +71,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cuckoo_filter.h"
@@ -91,7 +91,9 @@ static uint64_t rnd(void) {
   return z ^ (z >> 31);
 }
 static uint64_t rnd_below(uint64_t n) { return n ? rnd() % n : 0; }
-static int chance(double p) { return (double)(rnd() >> 11) < p * 9007199254740992.0; }
+static int chance(double p) {
+  return (double)(rnd() >> 11) < p * 9007199254740992.0;
+}
 
 /* ---------------------------------------------------------------------
 ** Properties and failures
@@ -421,8 +423,7 @@ typedef struct fsub {
   double expectedFpr;  /* cuckoo_info's expected_fpr, refreshed */
   uint64_t nSinceSweep;
   fpstat fp;
-  sqlite3_stmt *sAdd1, *sAdd3, *sRemove, *sContains, *sCount, *sMerge,
-      *sFpr;
+  sqlite3_stmt *sAdd1, *sAdd3, *sRemove, *sContains, *sCount, *sMerge, *sFpr;
   uint64_t nCollapse, nRefused, nMerge, nAgg, nWindow, nSweep;
 } fsub;
 
@@ -478,16 +479,15 @@ static void f_expect_count(fsub *F, const char *zWhen) {
 /* A new empty filter of random geometry. */
 static void f_recreate(fsub *F) {
   static const double aEr[] = {0.05, 0.01, 0.001, 0.0001};
-  static const char *azOpt[] = {"",          "bucket_size=2", "bucket_size=8",
-                                "semisort",  "seed=%llu",     "semisort seed=%llu",
-                                "bucket_size=8, seed=%llu"};
+  static const char *azOpt[] = {
+      "",          "bucket_size=2",      "bucket_size=8",           "semisort",
+      "seed=%llu", "semisort seed=%llu", "bucket_size=8, seed=%llu"};
   static const int64_t aCap[] = {20, 100, 500, 2000, 8000};
   sqlite3_stmt *s;
   const char *zOpt = azOpt[rnd_below(7)];
   F->er = aEr[rnd_below(4)];
   F->cap = aCap[rnd_below(5)] + (int64_t)rnd_below(50);
-  snprintf(F->zOpts, sizeof(F->zOpts), zOpt,
-           (unsigned long long)(rnd() >> 1));
+  snprintf(F->zOpts, sizeof(F->zOpts), zOpt, (unsigned long long)(rnd() >> 1));
   s = prep(F->db, "SELECT cuckoo_new(?1, ?2, ?3)");
   sqlite3_bind_int64(s, 1, F->cap);
   sqlite3_bind_double(s, 2, F->er);
@@ -548,9 +548,8 @@ static int f_apply(fsub *F, sqlite3_stmt *s, const char *zFunc) {
     r = 1;
   } else {
     const char *zErr = sqlite3_errmsg(F->db);
-    r = allowed_refusal(zErr) && strncmp(zErr, zFunc, strlen(zFunc)) == 0
-            ? 0
-            : -1;
+    r = allowed_refusal(zErr) && strncmp(zErr, zFunc, strlen(zFunc)) == 0 ? 0
+                                                                          : -1;
     CHECK(P_ERRORS, r == 0, "%s: unexpected error %d: %s", zFunc, rc, zErr);
     if (r == 0) F->nRefused++;
   }
@@ -742,12 +741,13 @@ static void f_merge(fsub *F) {
     int64_t c, nFound;
     k = 1 + rnd_below((uint64_t)F->cap / 2 + 1);
     lo = F->base + rnd_below(F->pool);
-    s = prep(F->db,
-             bUnion ? RANGE_CTE "SELECT cuckoo_union(f) FROM (SELECT "
-                                "cuckoo_agg(" ITEM_SQL("i") ", ?3, ?4, ?5) "
-                                "AS f FROM r GROUP BY i % 3)"
-                    : RANGE_CTE "SELECT cuckoo_agg(" ITEM_SQL("i") ", ?3, ?4, "
-                                "?5) FROM r");
+    s = prep(F->db, bUnion ? RANGE_CTE "SELECT cuckoo_union(f) FROM (SELECT "
+                                       "cuckoo_agg(" ITEM_SQL(
+                                           "i") ", ?3, ?4, ?5) "
+                                                "AS f FROM r GROUP BY i % 3)"
+                           : RANGE_CTE
+                        "SELECT cuckoo_agg(" ITEM_SQL("i") ", ?3, ?4, "
+                                                           "?5) FROM r");
     sqlite3_bind_int64(s, 1, (sqlite3_int64)lo);
     sqlite3_bind_int64(s, 2, (sqlite3_int64)k);
     sqlite3_bind_double(s, 3, F->er);
@@ -771,8 +771,7 @@ static void f_merge(fsub *F) {
     sqlite3_bind_value(sc, 3, sqlite3_column_value(s, 0));
     nFound = step1(sc) == SQLITE_ROW ? sqlite3_column_int64(sc, 0) : -1;
     sqlite3_finalize(sc);
-    CHECK(P_AGG, nFound == (int64_t)k,
-          "%s over %llu items finds %lld of them",
+    CHECK(P_AGG, nFound == (int64_t)k, "%s over %llu items finds %lld of them",
           bUnion ? "cuckoo_union" : "cuckoo_agg", (unsigned long long)k,
           (long long)nFound);
     c = f_count_of(F, sqlite3_column_blob(s, 0), sqlite3_column_bytes(s, 0));
@@ -848,7 +847,7 @@ static void f_agg(fsub *F) {
   s = prep(F->db, "WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 "
                   "FROM r WHERE i < ?2 - 1), v(x) AS (SELECT ?1 + i % ?3 "
                   "FROM r) SELECT cuckoo_agg(" ITEM_SQL("x") ", ?4, ?5, ?6) "
-                  "FROM v");
+                                                             "FROM v");
   sqlite3_bind_int64(s, 1, (sqlite3_int64)lo);
   sqlite3_bind_int64(s, 2, (sqlite3_int64)k);
   sqlite3_bind_int64(s, 3, (sqlite3_int64)d);
@@ -989,8 +988,8 @@ typedef struct vsub {
   fpstat fp;
   sqlite3_stmt *sIns1, *sIns3, *sInsIgnore, *sDel, *sLook, *sLookIn, *sUpd,
       *sBulk, *sCount, *sFpr;
-  uint64_t nTable, nReopen, nRollback, nRollbackTo, nCommit, nCheck,
-      nExport, nLeftover, nRefused, nSweep, nDb2, maxLevels;
+  uint64_t nTable, nReopen, nRollback, nRollbackTo, nCommit, nCheck, nExport,
+      nLeftover, nRefused, nSweep, nDb2, maxLevels;
   uint64_t nRefusedHere; /* refusals by the current table */
 } vsub;
 
@@ -1003,15 +1002,15 @@ static void v_prepare(vsub *V) {
   V->sLookIn =
       prep(V->db, "SELECT count(*) FROM t WHERE item IN (?1, ?2, ?3, ?4)");
   V->sUpd = prep(V->db, "UPDATE t SET item = ?2 WHERE item = ?1");
-  V->sBulk = prep(V->db, RANGE_CTE "INSERT INTO t(item) SELECT " ITEM_SQL(
-                             "i") " FROM r");
+  V->sBulk = prep(V->db, RANGE_CTE
+                  "INSERT INTO t(item) SELECT " ITEM_SQL("i") " FROM r");
   V->sCount = prep(V->db, "SELECT cuckoo_table_info('t') ->> 'count'");
   V->sFpr = prep(V->db, "SELECT cuckoo_table_info('t') ->> 'expected_fpr'");
 }
 
 static void v_finalize(vsub *V) {
-  sqlite3_stmt **ap[] = {&V->sIns1, &V->sIns3, &V->sInsIgnore, &V->sDel,
-                         &V->sLook, &V->sLookIn, &V->sUpd, &V->sBulk,
+  sqlite3_stmt **ap[] = {&V->sIns1,  &V->sIns3,   &V->sInsIgnore, &V->sDel,
+                         &V->sLook,  &V->sLookIn, &V->sUpd,       &V->sBulk,
                          &V->sCount, &V->sFpr};
   size_t i;
   for (i = 0; i < sizeof(ap) / sizeof(ap[0]); i++) {
@@ -1069,7 +1068,10 @@ static void v_recreate(vsub *V) {
            "error_rate=%g, growth=%s, bucket_size=%d, seed=%llu%s%s, "
            "cache_size=%d)",
            (long long)(aCap[rnd_below(4)] + (int64_t)rnd_below(30)), V->er,
-           growth ? "on" : "off", bs == 0 ? 2 : bs == 1 ? 4 : 8,
+           growth ? "on" : "off",
+           bs == 0   ? 2
+           : bs == 1 ? 4
+                     : 8,
            (unsigned long long)V->seed, zBlock,
            bs == 1 && chance(0.4) ? ", semisort" : "",
            /* A tiny cache flushes and evicts all the time, but makes
@@ -1165,7 +1167,8 @@ static void v_insert(vsub *V, int nItem) {
   }
   for (i = 0; i < nItem; i++) {
     if (mset_get(&V->m, aId[i]) > 0)
-      v_expect_found(V, aId[i], r == 1 ? "after INSERT" : "after a refused INSERT");
+      v_expect_found(V, aId[i],
+                     r == 1 ? "after INSERT" : "after a refused INSERT");
   }
 }
 
@@ -1244,7 +1247,8 @@ static void v_lookup_in(vsub *V) {
     nDistinct += j == i;
     item_bind(V->sLookIn, i + 1, aId[i], 0);
   }
-  if (step1(V->sLookIn) == SQLITE_ROW) got = sqlite3_column_int64(V->sLookIn, 0);
+  if (step1(V->sLookIn) == SQLITE_ROW)
+    got = sqlite3_column_int64(V->sLookIn, 0);
   done(V->sLookIn);
   CHECK(P_NO_FALSE_NEG, got == nDistinct,
         "IN lookup of %d present items returned %lld rows", nDistinct,
@@ -1285,7 +1289,8 @@ static void v_sweep(vsub *V) {
 static void v_check(vsub *V) {
   sqlite3_stmt *s = prep(V->db, "SELECT cuckoo_check('t')");
   const char *z = "(no row)";
-  if (sqlite3_step(s) == SQLITE_ROW) z = (const char *)sqlite3_column_text(s, 0);
+  if (sqlite3_step(s) == SQLITE_ROW)
+    z = (const char *)sqlite3_column_text(s, 0);
   CHECK(P_CHECK, z && strcmp(z, "ok") == 0, "cuckoo_check: %s",
         z ? z : sqlite3_errmsg(V->db));
   sqlite3_finalize(s);
@@ -1359,8 +1364,8 @@ static void v_db2(vsub *V) {
     item_bind(s, 1, id, 0);
     CHECK(P_NO_FALSE_NEG,
           step1(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 1,
-          "second connection: item %llu not found (%s)",
-          (unsigned long long)id, sqlite3_errmsg(db2));
+          "second connection: item %llu not found (%s)", (unsigned long long)id,
+          sqlite3_errmsg(db2));
     done(s);
   }
   sqlite3_finalize(s);
@@ -1389,7 +1394,8 @@ static void v_export(vsub *V) {
     item_bind(s, 1, V->m.aList[i], 0);
     CHECK(P_NO_FALSE_NEG,
           step1(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 1,
-          "imported copy: item %llu not found", (unsigned long long)V->m.aList[i]);
+          "imported copy: item %llu not found",
+          (unsigned long long)V->m.aList[i]);
     done(s);
   }
   sqlite3_finalize(s);

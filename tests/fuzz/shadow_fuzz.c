@@ -42,7 +42,7 @@ int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 #define FUZZ_ASSERT(x)                                                         \
   do {                                                                         \
     if (!(x)) {                                                                \
-      fprintf(stderr, "shadow_fuzz: assertion failed: %s (line %d)\n", #x,    \
+      fprintf(stderr, "shadow_fuzz: assertion failed: %s (line %d)\n", #x,     \
               __LINE__);                                                       \
       abort();                                                                 \
     }                                                                          \
@@ -107,12 +107,11 @@ static int rd_more(const reader *r) { return r->i < r->n; }
 static unsigned rd_byte(reader *r) { return r->i < r->n ? r->p[r->i++] : 0; }
 static int64_t rd_int(reader *r) {
   /* mostly small or boundary values, sometimes 8 raw bytes */
-  static const int64_t aSpecial[] = {0,          1,          -1,
-                                     2,          4,          8,
-                                     7,          64,         255,
-                                     256,        4294967295, 4294967296,
-                                     INT64_MAX,  INT64_MIN,  1 << 20,
-                                     (1 << 20) + 1};
+  static const int64_t aSpecial[] = {
+      0,         1,         -1,         2,
+      4,         8,         7,          64,
+      255,       256,       4294967295, 4294967296,
+      INT64_MAX, INT64_MIN, 1 << 20,    (1 << 20) + 1};
   unsigned k = rd_byte(r);
   if (k < 128) return (int64_t)k - 16;
   if (k < 200) return aSpecial[k % 16];
@@ -186,13 +185,12 @@ static int64_t block_id(sqlite3 *db, unsigned k) {
   return id;
 }
 
-static const char *azKey[] = {"version",  "seed",       "bucket_size",
-                              "variant",  "error_rate", "growth",
-                              "capacity", "block_size", "cache_size",
-                              "cookie",   "other"};
-static const char *azCol[] = {"level",    "nbuckets",          "bucket_size",
-                              "fp_bits",  "flags",             "capacity",
-                              "buckets_per_block", "block_bytes", "count"};
+static const char *azKey[] = {
+    "version",  "seed",       "bucket_size", "variant", "error_rate", "growth",
+    "capacity", "block_size", "cache_size",  "cookie",  "other"};
+static const char *azCol[] = {
+    "level",    "nbuckets",          "bucket_size", "fp_bits", "flags",
+    "capacity", "buckets_per_block", "block_bytes", "count"};
 
 /* Apply one mutation described by the input. */
 static void mutate(sqlite3 *db, reader *r) {
@@ -295,9 +293,8 @@ static void mutate(sqlite3 *db, reader *r) {
   case 9: /* an extra block row */
     a[0] = rd_int(r);
     a[1] = rd_byte(r) * 4;
-    run_bound(db,
-              "INSERT OR REPLACE INTO t_blocks VALUES(?1, zeroblob(?2))", r, 0,
-              a, 2);
+    run_bound(db, "INSERT OR REPLACE INTO t_blocks VALUES(?1, zeroblob(?2))", r,
+              0, a, 2);
     break;
   case 10: /* a copy of another block's contents */
     a[0] = block_id(db, rd_byte(r));
@@ -340,8 +337,8 @@ static void check_error(run *p, int rc, const char *zSql) {
     }
     if (p->bSound) {
       fprintf(stderr,
-              "shadow_fuzz: cuckoo_check() said ok, but %s failed: %s\n",
-              zSql, zErr);
+              "shadow_fuzz: cuckoo_check() said ok, but %s failed: %s\n", zSql,
+              zErr);
       abort();
     }
     p->nCorrupt++;
@@ -434,8 +431,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   img = sqlite3_malloc64((sqlite3_uint64)nImage[iTpl]);
   FUZZ_ASSERT(img != 0);
   memcpy(img, aImage[iTpl], (size_t)nImage[iTpl]);
-  FUZZ_ASSERT(sqlite3_deserialize(R.db, "main", img, nImage[iTpl],
-                                  nImage[iTpl],
+  FUZZ_ASSERT(sqlite3_deserialize(R.db, "main", img, nImage[iTpl], nImage[iTpl],
                                   SQLITE_DESERIALIZE_FREEONCLOSE |
                                       SQLITE_DESERIALIZE_RESIZEABLE) ==
               SQLITE_OK);
@@ -473,8 +469,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   use(&R, "RELEASE s", 0, 0);
   if (rd_byte(&rd) & 1) {
     /* level 0 appended again as a new level (a union) */
-    use(&R, "INSERT INTO t(filter) SELECT cuckoo_export('main', 't', 0)", 0,
-        0);
+    use(&R, "INSERT INTO t(filter) SELECT cuckoo_export('main', 't', 0)", 0, 0);
   }
   nAfter = check_table(&R);
   if (R.bSound) FUZZ_ASSERT(nAfter == 1);
