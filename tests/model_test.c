@@ -40,6 +40,8 @@
 **      items; the table's count is never below the model's.
 **   3. Only the documented errors: "full" and "too many copies", which
 **      change nothing (the model keeps the old state and is re-checked).
+**      A tiny filter with a fixed capacity can refuse an item below that
+**      capacity (README, Limits): allowed for the fixed-capacity builds.
 **   4. cuckoo_merge keeps, per fingerprint and bucket pair, the larger
 **      number of copies of its two arguments (checked on every item's
 **      pair with the core's cf_copies()).  Two different items of one
@@ -937,15 +939,6 @@ static void f_window(fsub *F) {
     F->nRefused++;
   } else {
     fail(P_ERRORS, "window query: %s", sqlite3_errmsg(F->db));
-    if (getenv("MODEL_DUMP_WINDOW")) {
-      sqlite3_stmt *d =
-          prep(F->db, "SELECT 'INSERT INTO w VALUES(' || i || ', ' || "
-                      "quote(v) || ');' FROM temp.w");
-      printf("-- frame %lld, capacity %d\n", (long long)frame, bCap);
-      while (sqlite3_step(d) == SQLITE_ROW)
-        printf("%s\n", sqlite3_column_text(d, 0));
-      sqlite3_finalize(d);
-    }
   }
   sqlite3_finalize(s);
   F->nWindow++;
