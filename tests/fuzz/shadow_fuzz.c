@@ -14,8 +14,8 @@
 ** table dropped.  Then it uses the table: cuckoo_check(), lookups (= and
 ** IN), cuckoo_table_info(), cuckoo_export() of levels 0..3, and, in a
 ** transaction with a savepoint, INSERT, INSERT OR IGNORE, DELETE, UPDATE
-** and an import, a second cuckoo_check(), COMMIT or ROLLBACK, and last
-** DROP TABLE.
+** (a bulk insert that grows the table too) and an import, a second
+** cuckoo_check(), COMMIT or ROLLBACK, and last a rename and DROP TABLE.
 **
 ** Besides "no crash, no out-of-bounds access, no leak, no oversized
 ** allocation" (ASan, UBSan, LeakSanitizer, libFuzzer's malloc limit), the
@@ -29,7 +29,8 @@
 **      corruption, every item inserted is found right after, and the
 **      check after the writes is 'ok' too: the check sees everything the
 **      table would reject, and writes keep a sound table sound.
-**   3. DROP TABLE works whatever the damage.
+**   3. DROP TABLE works whatever the damage (after an ALTER TABLE RENAME,
+**      which works too unless a shadow table is missing).
 */
 #include <sqlite3.h>
 #include <stdint.h>
@@ -414,6 +415,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   reader rd;
   unsigned char *img;
   int iTpl, k, nMut = 0, nAfter;
+  const char *zDrop;
   int64_t aInt[2];
 
   if (aImage[0] == 0) build_templates();
@@ -458,6 +460,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                   1);
     }
   }
+  /* enough items to grow any template by a level */
+  aInt[0] = rd_byte(&rd) + 100;
+  if (use(&R,
+          "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n "
+          "WHERE i < ?1) INSERT INTO t SELECT 'bulk' || i FROM n",
+          aInt, 1) == 0 &&
+      R.bSound) {
+    FUZZ_ASSERT(use(&R, "SELECT count(*) FROM t WHERE item = 'bulk' || ?1",
+                    aInt, 1) == 1);
+  }
   use(&R, "SAVEPOINT s", 0, 0);
   aInt[0] = rd_int(&rd);
   use(&R, "INSERT OR IGNORE INTO t VALUES (?1)", aInt, 1);
@@ -477,8 +489,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sqlite3_exec(R.db, "ROLLBACK", 0, 0, 0); /* if COMMIT failed */
   if (R.bSound) FUZZ_ASSERT(check_table(&R) == 1);
 
-  /* A damaged table can always be dropped. */
-  if (sqlite3_exec(R.db, "DROP TABLE t", 0, 0, 0) != SQLITE_OK) {
+  /* A damaged table can always be renamed (unless a shadow table is
+  ** missing) and dropped. */
+  zDrop = sqlite3_exec(R.db, "ALTER TABLE t RENAME TO t2", 0, 0, 0) == SQLITE_OK
+              ? "DROP TABLE t2"
+              : "DROP TABLE t";
+  if (sqlite3_exec(R.db, zDrop, 0, 0, 0) != SQLITE_OK) {
     fprintf(stderr, "shadow_fuzz: DROP TABLE failed: %s\n",
             sqlite3_errmsg(R.db));
     abort();
