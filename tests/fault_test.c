@@ -309,6 +309,15 @@ static int is_oom_error(int rc, const char *zErr) {
   return zErr && strstr(zErr, "out of memory") != 0;
 }
 
+/* Is zDump the database of the reference run stopped before or after
+** statement nDone + 1 (a failed statement takes effect whole or not at
+** all)? */
+static int same_as_reference(const char *zDump, const scenario *sc, int nDone,
+                             int bAfter) {
+  return zDump && (strcmp(zDump, reference_of(sc, nDone, bAfter)) == 0 ||
+                   strcmp(zDump, reference_of(sc, nDone + 1, bAfter)) == 0);
+}
+
 /* cuckoo_check() of every cuckoo table and PRAGMA integrity_check: 1 if
 ** all say 'ok' (zBad gets the first other answer). */
 static int all_ok(sqlite3 *db, char **azTab, char *zBad, int nBad) {
@@ -375,15 +384,7 @@ static void run_scenario(const scenario *sc) {
         sqlite3_exec(db, "ROLLBACK", 0, 0, 0);
         /* 3: the state before the failed statement (or after it) */
         zDump = db_dump(db);
-        if (getenv("FAULT_DEBUG") && zDump &&
-            strcmp(zDump, reference_of(sc, nDone, 0)) != 0 &&
-            strcmp(zDump, reference_of(sc, nDone + 1, 0)) != 0) {
-          printf("-- done %d, got:\n%s-- want:\n%s", nDone,
-                 zDump ? zDump : "(null)", reference_of(sc, nDone, 0));
-        }
-        check(zDump && (strcmp(zDump, reference_of(sc, nDone, 0)) == 0 ||
-                        strcmp(zDump, reference_of(sc, nDone + 1, 0)) == 0),
-              sc->zName, n, persistent,
+        check(same_as_reference(zDump, sc, nDone, 0), sc->zName, n, persistent,
               "database after the failure differs from a run without "
               "injection stopped at the same statement",
               0);
@@ -399,9 +400,8 @@ static void run_scenario(const scenario *sc) {
         if (azTab[0]) {
           insert_after(db, azTab);
           zDump = db_dump(db);
-          check(zDump && (strcmp(zDump, reference_of(sc, nDone, 1)) == 0 ||
-                          strcmp(zDump, reference_of(sc, nDone + 1, 1)) == 0),
-                sc->zName, n, persistent,
+          check(same_as_reference(zDump, sc, nDone, 1), sc->zName, n,
+                persistent,
                 "a write after the failure gives another database than "
                 "without injection",
                 0);
