@@ -2,9 +2,11 @@
 ** model_test.c: a model-based randomized test of the whole extension,
 ** with SQLite and the extension linked statically (-DSQLITE_CORE).
 **
-**   build/model_test [--ops N] [--seed S] [--dir DIR] [--quiet]
+**   build/model_test [--ops N] [--seed S] [--jobs J] [--dir DIR] [--quiet]
 **
-** N operations (default 400000, a tenth of that with CUCKOO_SANITIZED=1)
+** N operations (default 400000, a quarter of that with
+** CUCKOO_SANITIZED=1; --jobs J: J processes with seeds S .. S+J-1 share
+** them, and the totals are added up; `make test-long` runs 10^8 in 2 jobs)
 ** run against two subjects, each checked step by step against an exact
 ** multiset kept here:
 **
