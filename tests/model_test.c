@@ -912,17 +912,17 @@ static void f_window(fsub *F) {
   exec_or_die(F->db, "COMMIT");
   /* every item of each frame is found, and the count is the frame's
   ** number of distinct items */
-  s = prep(F->db,
-           "WITH f AS (SELECT i, CASE WHEN ?2 THEN cuckoo_agg(v, 0.01, ?1 + 1) "
-           "OVER win ELSE cuckoo_agg(v) OVER win END AS f FROM temp.w "
-           "WINDOW win AS (ORDER BY i ROWS ?1 PRECEDING)) "
-           "SELECT (SELECT count(*) FROM f JOIN temp.w AS s ON s.i BETWEEN "
-           "f.i - ?1 AND f.i WHERE NOT cuckoo_contains(f.f, s.v)), "
-           "(SELECT count(*) FROM f WHERE cuckoo_count(f.f) <> (SELECT "
-           "count(DISTINCT s.v) FROM temp.w AS s WHERE s.i BETWEEN f.i - ?1 "
-           "AND f.i))");
+#define WINDOW_CHECK(zAgg)                                                     \
+  "WITH f AS (SELECT i, " zAgg " OVER (ORDER BY i ROWS ?1 PRECEDING) AS f "    \
+  "FROM temp.w) SELECT (SELECT count(*) FROM f JOIN temp.w AS s ON s.i "       \
+  "BETWEEN f.i - ?1 AND f.i WHERE NOT cuckoo_contains(f.f, s.v)), (SELECT "    \
+  "count(*) FROM f WHERE cuckoo_count(f.f) <> (SELECT count(DISTINCT s.v) "    \
+  "FROM temp.w AS s WHERE s.i BETWEEN f.i - ?1 AND f.i))"
+  /* (two statements: a window function runs whatever a CASE around it
+  ** says, so the fixed capacity must not even be in the other one) */
+  s = prep(F->db, bCap ? WINDOW_CHECK("cuckoo_agg(v, 0.01, ?1 + 1)")
+                       : WINDOW_CHECK("cuckoo_agg(v)"));
   sqlite3_bind_int64(s, 1, frame);
-  sqlite3_bind_int(s, 2, bCap);
   if (step1(s) == SQLITE_ROW) {
     nBad = sqlite3_column_int64(s, 0);
     CHECK(P_NO_FALSE_NEG, nBad == 0,
