@@ -31,11 +31,12 @@ static const char *const ckst_azSql[] = {
     "UPDATE \"%w\".\"%w_config\" SET v=?1 WHERE k='cookie'",
     "UPDATE \"%w\".\"%w_levels\" SET count=?2 WHERE level=?1",
     "INSERT INTO \"%w\".\"%w_blocks\"(id, data) VALUES(?1, ?2)",
-    "INSERT INTO \"%w\".\"%w_levels\"(level, nbuckets, bucket_size, fp_bits, "
-    "flags, capacity, buckets_per_block, block_bytes, count) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-    "SELECT id FROM \"%w\".\"%w_blocks\" WHERE id>=?1 AND id<?2 "
-    "ORDER BY id DESC LIMIT 1",
+    /* (parenthesized: clang -Wstring-concatenation) */
+    ("INSERT INTO \"%w\".\"%w_levels\"(level, nbuckets, bucket_size, "
+     "fp_bits, flags, capacity, buckets_per_block, block_bytes, count) "
+     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"),
+    ("SELECT id FROM \"%w\".\"%w_blocks\" WHERE id>=?1 AND id<?2 "
+     "ORDER BY id DESC LIMIT 1"),
 };
 
 /* A cached block.  a[] holds the block's bytes. */
@@ -865,6 +866,14 @@ static int ckst_write_level(ckstore *p, int iLevel, const uint8_t *aTable,
       sqlite3_bind_zeroblob(pStmt, 2, (int)pL->nBytes);
     }
     rc = ckst_run(p, pStmt);
+    if ((rc & 0xff) == SQLITE_CONSTRAINT) {
+      /* a row of no level sits where the new level's block goes */
+      rc = ckst_corrupt(p,
+                        "block %d.%llu (id %lld of %s_blocks) already exists "
+                        "but belongs to no level",
+                        iLevel, (unsigned long long)j,
+                        (sqlite3_int64)CKST_ID(iLevel, j), p->zName);
+    }
   }
   if (pStmt) sqlite3_clear_bindings(pStmt);
   sqlite3_free(aBuf);
@@ -1305,13 +1314,16 @@ int ckst_flush(ckstore *p) {
     p->bChanged = 1;
   }
   if (rc == SQLITE_OK && p->bChanged && !p->bCookieBumped) {
+    /* The cookie is only compared for equality: it wraps around (in
+    ** unsigned arithmetic, so that a stored INT64_MAX is no overflow). */
+    sqlite3_int64 iNext = (sqlite3_int64)((sqlite3_uint64)p->cookie + 1);
     rc = ckst_stmt(p, CKST_WRITE_COOKIE, &pStmt);
     if (rc == SQLITE_OK) {
-      sqlite3_bind_int64(pStmt, 1, p->cookie + 1);
+      sqlite3_bind_int64(pStmt, 1, iNext);
       rc = ckst_run(p, pStmt);
     }
     if (rc == SQLITE_OK) {
-      p->cookie++;
+      p->cookie = iNext;
       p->bCookieBumped = 1;
     }
   }

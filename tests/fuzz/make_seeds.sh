@@ -1,8 +1,10 @@
 #!/bin/sh
 # make_seeds.sh EXT: write the committed seed corpora with the sqlite3
 # shell and the built extension EXT (path without .so).
-#   seed-blob/: valid filters of every geometry and variant, empty, part
-#               full and full, small enough to fuzz quickly.
+#   seed-blob/:   valid filters of every geometry and variant, empty,
+#                 part full and full, small enough to fuzz quickly.
+#   seed-shadow/: shadow_fuzz.c inputs: every template database, and one
+#                 input per kind of shadow-table mutation.
 set -e
 cd "$(dirname "$0")"
 ext=$1
@@ -36,3 +38,27 @@ SELECT writefile('seed-blob/' || name || '.cf',
 FROM g;
 SQL
 ls seed-blob | wc -l
+
+# seed-shadow/: inputs of shadow_fuzz.c (byte 0 picks the template
+# database; then mutation records, 0xff ends them): each template
+# untouched, and one input per kind of mutation.
+mkdir -p seed-shadow
+s() { printf "$2" > "seed-shadow/$1"; }
+s tpl0-levels        '\000\377'
+s tpl1-semisort      '\001\377'
+s tpl2-full-b2       '\002\377'
+s tpl3-b8-copies     '\003\377'
+s config-cookie-max  '\000\001\000\011\000\214\377'
+s config-version-2   '\000\001\000\000\000\022\377'
+s config-deleted     '\000\001\001\001\002\377'
+s levels-count       '\000\001\002\001\010\000\050\377'
+s levels-row-deleted '\003\001\004\001\000\001\377'
+s block-bytes        '\000\001\005\003\002\011\001\002\003\004\377'
+s block-truncated    '\000\001\007\004\000\012\377'
+s block-deleted      '\001\001\010\002\000\001\377'
+s block-extra        '\000\001\011\206\040\377'
+s block-copied       '\002\001\012\000\003\377'
+s table-dropped      '\000\001\013\000\002\377'
+ls seed-shadow | wc -l
+# (regress-*: inputs that found defects, kept as they were found; this
+# script leaves them alone)
