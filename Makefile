@@ -1,15 +1,23 @@
 # cuckoo: a SQLite extension for cuckoo filters.
 #
-#   make          build ./cuckoo.so (load with .load ./cuckoo)
-#   make demo     run sql/demo.sql in the sqlite3 shell
-#   make test     the whole test suite; last line "N passed, N failed"
-#   make asan     the suite again under -fsanitize=address,undefined
-#   make bench    benchmarks (tests/bench), printed as tables
-#   make figure   redraw tests/bench/fpr_vs_bits.png (installs gnuplot-nox)
-#   make static   libcuckoo.a built with -DSQLITE_CORE for static linking
-#   make fuzz     libFuzzer targets in tests/fuzz (test-fuzz: a short run)
+#   make            build ./cuckoo.so (load with .load ./cuckoo)
+#   make demo       run sql/demo.sql in the sqlite3 shell
+#   make test       everything CI runs, in order: `check`, `asan` and
+#                   `test-fuzz`; one closing line "N passed, N failed"
+#                   adding them all up (well under 20 minutes on 2 cores)
+#   make check      the suite, optimized: tests/*.test and tests/*_test.c
+#                   (short model run and crash test included)
+#   make asan       the suite again against the extension and C tests
+#                   built with -fsanitize=address,undefined
+#   make test-fuzz  each libFuzzer target of tests/fuzz for FUZZ_SHORT s
+#   make test-long  the long runs: model test (MODEL_OPS operations in
+#                   MODEL_JOBS processes) and crash test (CRASH_KILLS kills)
+#   make fuzz       each libFuzzer target for FUZZ_SECONDS s
+#   make bench      benchmarks (tests/bench), printed as tables
+#   make figure     redraw tests/bench/fpr_vs_bits.png (installs gnuplot-nox)
+#   make static     libcuckoo.a built with -DSQLITE_CORE for static linking
 #
-# `make demo` and `make test` first install missing Debian packages
+# `make demo` and the test targets first install missing Debian packages
 # (the `deps` target checks with dpkg -s and only then runs apt-get).
 
 CC      ?= gcc
@@ -23,9 +31,16 @@ ATESTS  := $(patsubst tests/%.c,build/asan/%,$(wildcard tests/*_test.c))
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer
 PKGS    := gcc make tcl libsqlite3-dev libsqlite3-tcl libxxhash-dev sqlite3 \
-           clang libclang-rt-14-dev
+           clang libclang-rt-14-dev python3
+# The long runs (make test-long)
+MODEL_OPS   ?= 100000000
+MODEL_JOBS  ?= 2
+MODEL_SEED  ?= 1
+CRASH_KILLS ?= 400
+CRASH_SEED  ?= 1
 
-.PHONY: all deps test asan demo bench figure static clean fuzz test-fuzz
+.PHONY: all deps test check asan demo bench figure static clean fuzz test-fuzz \
+        test-long
 
 all: cuckoo.so
 
@@ -50,12 +65,15 @@ build/asan/%_test: tests/%_test.c $(EXTSRC) $(EXTHDR)
 	@mkdir -p build/asan
 	$(CC) -O1 -g $(SANFLAGS) $(WARN) -Iext -o $@ $< $(CORESRC) -lm
 
-# The out-of-memory sweep links SQLite and the extension statically.
-build/fault_test: tests/fault_test.c $(EXTSRC) $(EXTHDR)
+# C tests of the SQL layer (the out-of-memory sweep, the aggregates, the
+# model test, the crash test) link SQLite and the extension statically.
+SQLCTESTS := fault_test agg_test model_test crash_test
+
+$(addprefix build/,$(SQLCTESTS)): build/%: tests/%.c $(EXTSRC) $(EXTHDR)
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -DSQLITE_CORE -Iext -o $@ $< $(EXTSRC) -lsqlite3 -lm
 
-build/asan/fault_test: tests/fault_test.c $(EXTSRC) $(EXTHDR)
+$(addprefix build/asan/,$(SQLCTESTS)): build/asan/%: tests/%.c $(EXTSRC) $(EXTHDR)
 	@mkdir -p build/asan
 	$(CC) -O1 -g $(SANFLAGS) $(WARN) -DSQLITE_CORE -Iext -o $@ $< $(EXTSRC) \
 	  -lsqlite3 -lm
@@ -73,8 +91,20 @@ build/asan/cuckoo.so: $(EXTSRC) $(EXTHDR)
 	@mkdir -p build/asan
 	$(CC) -O1 -g $(SANFLAGS) $(WARN) -fPIC -shared -o $@ $(EXTSRC) -lm
 
-test: deps cuckoo.so $(CTESTS)
+test: deps
+	@sh tests/suite.sh "$(MAKE) --no-print-directory check" \
+	  "$(MAKE) --no-print-directory asan" \
+	  "$(MAKE) --no-print-directory test-fuzz"
+
+check: deps cuckoo.so $(CTESTS)
 	tclsh tests/run.tcl --ext ./cuckoo.so $(CTESTS)
+
+test-long: deps build/model_test build/crash_test
+	@sh tests/suite.sh \
+	  "build/model_test --ops $(MODEL_OPS) --jobs $(MODEL_JOBS) \
+	     --seed $(MODEL_SEED) --dir build/model-long" \
+	  "build/crash_test --kills $(CRASH_KILLS) --seed $(CRASH_SEED) \
+	     --dir build/crash-long"
 
 # The sanitized extension runs inside the stock tclsh, so the ASan
 # runtime is preloaded; leak checking is left to the C tests (tclsh
@@ -97,8 +127,8 @@ bench: deps cuckoo.so
 figure: deps
 	$(MAKE) -C tests/bench figure
 
-# libFuzzer targets (clang): `fuzz` runs each for a while, `test-fuzz`
-# briefly (CI).
+# libFuzzer targets (clang): `fuzz` runs each for FUZZ_SECONDS,
+# `test-fuzz` for FUZZ_SHORT (part of `make test`).
 fuzz: deps
 	$(MAKE) -C tests/fuzz run
 

@@ -139,6 +139,19 @@ int cf_params_check(const cf_params *p) {
   return CF_OK;
 }
 
+/*
+** The narrowest fingerprint that reaches cf_target_load() in tables of
+** every size.  A fingerprint of f bits has at most 2^f - 1 alternate
+** bucket offsets, too few for large tables when f is small (the paper's
+** section 4; its Table 2 has 68% load for b = 4, f = 4 at 2^25 buckets).
+** Measured at 10^6 buckets: b = 4, f = 4 failed at 85% load (f = 5: 95%
+** up to 2^25 buckets); b = 2, f = 6 at 72% (f = 7: 85%).  b = 8 never
+** gets fewer than 5 bits from the error rate.
+*/
+static unsigned cf_min_fp_bits(unsigned bucket_size) {
+  return bucket_size == 2 ? 7 : 5;
+}
+
 int cf_params_for(cf_params *p, uint64_t capacity, double error_rate,
                   unsigned bucket_size, uint64_t seed) {
   memset(p, 0, sizeof(*p));
@@ -146,6 +159,8 @@ int cf_params_for(cf_params *p, uint64_t capacity, double error_rate,
   p->bucket_size = bucket_size;
   p->fp_bits = cf_fp_bits_for(error_rate, bucket_size);
   if (p->fp_bits == 0) return CF_RANGE;
+  if (p->fp_bits < cf_min_fp_bits(bucket_size))
+    p->fp_bits = cf_min_fp_bits(bucket_size);
   if (capacity < 1) return CF_RANGE;
   p->nbuckets = cf_buckets_for(capacity, bucket_size, p->fp_bits);
   p->capacity = capacity;
@@ -1734,4 +1749,9 @@ size_t cf_remove_batch(cf_filter *f, const uint64_t *aHash, size_t n,
     return cf_del_pf(f, aHash, n, aRemoved, 0, cf_keys_best());
   }
   return cf_del_n(f, aHash, n, aRemoved, 0, cf_keys_best());
+}
+
+/* The load factor cf_buckets_for() plans for large filters (no margin). */
+double cf_load_target(unsigned bucket_size, unsigned fp_bits) {
+  return cf_target_load(bucket_size, fp_bits);
 }

@@ -131,7 +131,9 @@ typedef struct cf_key {
 ** if that exceeds CF_MAX_FP_BITS.  cf_params_for() fills *p for a
 ** capacity and error rate (and bucket size), sizing the bucket array so
 ** that `capacity` items fit at the load factor the bucket size reliably
-** reaches.  Returns CF_OK or CF_RANGE.
+** reaches; its fingerprints are at least 5 bits (7 with b = 2), the
+** fewest that reach that load in large tables.  Returns CF_OK or
+** CF_RANGE.
 */
 unsigned cf_fp_bits_for(double error_rate, unsigned bucket_size);
 uint64_t cf_buckets_for(uint64_t capacity, unsigned bucket_size,
@@ -271,5 +273,10 @@ double cf_expected_fpr(const cf_filter *f);
 /* Little-endian helpers shared with the SQL layer. */
 uint64_t cf_get_u64(const uint8_t *p);
 void cf_put_u64(uint8_t *p, uint64_t v);
+
+/* The load factor cf_buckets_for() plans for large filters of this bucket
+** size and fingerprint width (before its small-table margin).  The
+** aggregates start their exact sizing from it. */
+double cf_load_target(unsigned bucket_size, unsigned fp_bits);
 
 #endif /* CUCKOO_FILTER_H */

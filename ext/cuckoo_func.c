@@ -43,15 +43,13 @@ static void ck_error(sqlite3_context *ctx, char *zMsg) {
   }
 }
 
-/* Describe a value for error messages: "NULL", "'text'", "1.5", ... */
-static char *ck_describe(sqlite3_value *v) {
-  switch (sqlite3_value_type(v)) {
-  case SQLITE_NULL: return sqlite3_mprintf("NULL");
-  case SQLITE_INTEGER: return sqlite3_mprintf("%lld", sqlite3_value_int64(v));
-  case SQLITE_FLOAT: return sqlite3_mprintf("%!.15g", sqlite3_value_double(v));
-  case SQLITE_TEXT: return sqlite3_mprintf("'%.40q'", sqlite3_value_text(v));
-  default: return sqlite3_mprintf("a BLOB");
-  }
+/* Report "zFunc: <zMust> (got <v>)" for a bad argument value. */
+static void ck_bad_arg(sqlite3_context *ctx, const char *zFunc,
+                       const char *zMust, sqlite3_value *v) {
+  char *zGot = cksql_describe_value(v);
+  ck_error(ctx,
+           zGot ? sqlite3_mprintf("%s: %s (got %s)", zFunc, zMust, zGot) : 0);
+  sqlite3_free(zGot);
 }
 
 /* Copy a validated filter into a fresh sqlite3_malloc64 buffer. */
@@ -86,32 +84,32 @@ static void ck_new(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   cksql_options_default(&o);
   t = sqlite3_value_numeric_type(argv[0]);
   if (t == SQLITE_NULL) return;
-  if (t == SQLITE_FLOAT && sqlite3_value_double(argv[0]) ==
-                               (double)sqlite3_value_int64(argv[0])) {
+  if (t == SQLITE_FLOAT &&
+      sqlite3_value_double(argv[0]) == (double)sqlite3_value_int64(argv[0])) {
     t = SQLITE_INTEGER;
   }
   if (t != SQLITE_INTEGER || sqlite3_value_int64(argv[0]) < 1) {
-    char *zGot = ck_describe(argv[0]);
-    ck_error(ctx, sqlite3_mprintf("cuckoo_new: capacity must be a positive "
-                                  "integer (got %s)",
-                                  zGot ? zGot : "?"));
-    sqlite3_free(zGot);
+    ck_bad_arg(ctx, "cuckoo_new", "capacity must be a positive integer",
+               argv[0]);
     return;
   }
   capacity = sqlite3_value_int64(argv[0]);
   if (argc > 1 && sqlite3_value_type(argv[1]) != SQLITE_NULL) {
     t = sqlite3_value_numeric_type(argv[1]);
     if (t != SQLITE_INTEGER && t != SQLITE_FLOAT) {
-      char *zGot = ck_describe(argv[1]);
-      ck_error(ctx, sqlite3_mprintf("cuckoo_new: error_rate must be a number "
-                                    "> 0 and < 1 (got %s)",
-                                    zGot ? zGot : "?"));
-      sqlite3_free(zGot);
+      ck_bad_arg(ctx, "cuckoo_new", "error_rate must be a number > 0 and < 1",
+                 argv[1]);
       return;
     }
     error_rate = sqlite3_value_double(argv[1]);
   }
   if (argc > 2 && sqlite3_value_type(argv[2]) != SQLITE_NULL) {
+    if (sqlite3_value_type(argv[2]) != SQLITE_TEXT) {
+      ck_bad_arg(ctx, "cuckoo_new",
+                 "options must be TEXT such as 'bucket_size=8, seed=7'",
+                 argv[2]);
+      return;
+    }
     if (cksql_parse_options("cuckoo_new",
                             (const char *)sqlite3_value_text(argv[2]), &o,
                             &zErr) != SQLITE_OK) {
@@ -178,7 +176,7 @@ static void ck_update(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 ** cuckoo_contains(filter, item).  See rule 5 for the cache.
 */
 typedef struct ck_cached {
-  int isCopy;     /* 0: first-row marker only; 1: f views our own copy */
+  int isCopy; /* 0: first-row marker only; 1: f views our own copy */
   cf_filter f;
 } ck_cached;
 
@@ -239,8 +237,7 @@ static void ck_contains(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 static void ck_count(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   cf_filter f;
   (void)argc;
-  if (cksql_open_arg(ctx, "cuckoo_count", 0, argv[0], &f) != SQLITE_OK)
-    return;
+  if (cksql_open_arg(ctx, "cuckoo_count", 0, argv[0], &f) != SQLITE_OK) return;
   sqlite3_result_int64(ctx, (sqlite3_int64)f.count);
 }
 
@@ -258,10 +255,9 @@ static void ck_info(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
       "\"count\":%llu,\"load_factor\":%!.6g,\"bytes\":%llu,"
       "\"bits_per_item\":%!.6g,\"expected_fpr\":%!.6g,\"seed\":%llu}",
       CF_VERSION, f.semisort ? "semisort" : "plain",
-      (unsigned long long)f.p.capacity,
-      (unsigned long long)f.p.nbuckets, f.p.bucket_size, f.p.fp_bits,
-      (unsigned long long)f.count, (double)f.count / slots,
-      (unsigned long long)f.blob_size,
+      (unsigned long long)f.p.capacity, (unsigned long long)f.p.nbuckets,
+      f.p.bucket_size, f.p.fp_bits, (unsigned long long)f.count,
+      (double)f.count / slots, (unsigned long long)f.blob_size,
       (double)f.table_size * 8.0 / (double)f.p.capacity, cf_expected_fpr(&f),
       (unsigned long long)f.p.seed);
   if (z == 0) {
@@ -282,17 +278,19 @@ static void ck_merge(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   rc = cf_merge(&a, &b);
   if (rc != CF_OK) {
     if (rc == CF_MISMATCH) {
-      ck_error(ctx,
-               sqlite3_mprintf(
-                   "cuckoo_merge: filters are not compatible: argument 1 has "
-                   "buckets=%llu bucket_size=%u fingerprint_bits=%u seed=%llu,"
-                   " argument 2 has buckets=%llu bucket_size=%u "
-                   "fingerprint_bits=%u seed=%llu; only filters made with the"
-                   " same capacity, error_rate and options can be merged",
-                   (unsigned long long)a.p.nbuckets, a.p.bucket_size,
-                   a.p.fp_bits, (unsigned long long)a.p.seed,
-                   (unsigned long long)b.p.nbuckets, b.p.bucket_size,
-                   b.p.fp_bits, (unsigned long long)b.p.seed));
+      ck_error(
+          ctx,
+          sqlite3_mprintf(
+              "cuckoo_merge: filters are not compatible: argument 1 has "
+              "buckets=%llu bucket_size=%u fingerprint_bits=%u "
+              "variant=%s seed=%llu, argument 2 has buckets=%llu "
+              "bucket_size=%u fingerprint_bits=%u variant=%s seed=%llu;"
+              " only filters made with the same capacity, error_rate "
+              "and options can be merged",
+              (unsigned long long)a.p.nbuckets, a.p.bucket_size, a.p.fp_bits,
+              a.semisort ? "semisort" : "plain", (unsigned long long)a.p.seed,
+              (unsigned long long)b.p.nbuckets, b.p.bucket_size, b.p.fp_bits,
+              b.semisort ? "semisort" : "plain", (unsigned long long)b.p.seed));
     } else {
       cksql_result_cf_error(ctx, "cuckoo_merge", rc, &a);
     }

@@ -82,4 +82,9 @@ int cksql_params(sqlite3 *db, const char *zWho, sqlite3_int64 capacity,
 void cksql_result_cf_error(sqlite3_context *ctx, const char *zFunc, int rc,
                            const cf_filter *f);
 
+/* Describe a value for an error message: NULL, 42, 1.5, 'text' (at most
+** 40 characters), or "a BLOB".  An sqlite3_mprintf() string (caller
+** frees), NULL if out of memory. */
+char *cksql_describe_value(sqlite3_value *v);
+
 #endif /* CUCKOO_SQL_H */

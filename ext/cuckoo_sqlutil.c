@@ -39,8 +39,7 @@ int cksql_hash_value(sqlite3_value *v, uint64_t seed, uint64_t *pHash) {
     *pHash = cf_hash_blob(seed, z ? z : "", (size_t)n);
     return SQLITE_OK;
   }
-  default:
-    return SQLITE_DONE;
+  default: return SQLITE_DONE;
   }
 }
 
@@ -118,8 +117,16 @@ static int cksql_parse_u64(const char *z, const char *zEnd, uint64_t *pV) {
   return 1;
 }
 
-int cksql_parse_options(const char *zWho, const char *zOpts,
-                        cksql_options *o, char **pzErr) {
+/* Option separators: commas and white space. */
+static int cksql_is_sep(char c) {
+  return c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+static int cksql_is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+int cksql_parse_options(const char *zWho, const char *zOpts, cksql_options *o,
+                        char **pzErr) {
   const char *z = zOpts;
   *pzErr = 0;
   if (z == 0) return SQLITE_OK;
@@ -127,12 +134,15 @@ int cksql_parse_options(const char *zWho, const char *zOpts,
     const char *zKey, *zKeyEnd, *zVal, *zValEnd;
     uint64_t v;
     size_t nKey;
-    while (*z == ' ' || *z == ',' || *z == '\t' || *z == '\n') z++;
+    while (cksql_is_sep(*z))
+      z++;
     if (*z == 0) break;
     zKey = z;
-    while (*z && *z != '=' && *z != ',' && *z != ' ') z++;
+    while (*z && *z != '=' && !cksql_is_sep(*z))
+      z++;
     zKeyEnd = z;
-    while (*z == ' ') z++;
+    while (cksql_is_space(*z))
+      z++;
     if (*z != '=') {
       int eVariant = cksql_variant(zKey, zKeyEnd);
       if (eVariant >= 0) { /* a bare "semisort" or "plain" */
@@ -141,16 +151,17 @@ int cksql_parse_options(const char *zWho, const char *zOpts,
       }
       nKey = (size_t)(zKeyEnd - zKey);
       *pzErr = sqlite3_mprintf(
-          "%s: %s \"%.*s\"%s (valid options: " CKSQL_VALID_OPTIONS ")",
-          zWho, cksql_is_key(zKey, nKey) ? "option" : "unknown option",
-          (int)nKey, zKey,
-          cksql_is_key(zKey, nKey) ? " needs a value" : "");
+          "%s: %s \"%.*s\"%s (valid options: " CKSQL_VALID_OPTIONS ")", zWho,
+          cksql_is_key(zKey, nKey) ? "option" : "unknown option", (int)nKey,
+          zKey, cksql_is_key(zKey, nKey) ? " needs a value" : "");
       return SQLITE_ERROR;
     }
     z++;
-    while (*z == ' ') z++;
+    while (cksql_is_space(*z))
+      z++;
     zVal = z;
-    while (*z && *z != ',' && *z != ' ') z++;
+    while (*z && !cksql_is_sep(*z))
+      z++;
     zValEnd = z;
     nKey = (size_t)(zKeyEnd - zKey);
     if (nKey == 11 && sqlite3_strnicmp(zKey, "bucket_size", 11) == 0) {
@@ -178,9 +189,10 @@ int cksql_parse_options(const char *zWho, const char *zOpts,
       }
       o->seed = v;
     } else {
-      *pzErr = sqlite3_mprintf("%s: unknown option \"%.*s\" (valid options: "
-                               CKSQL_VALID_OPTIONS ")",
-                               zWho, (int)nKey, zKey);
+      *pzErr = sqlite3_mprintf(
+          "%s: unknown option \"%.*s\" (valid options: " CKSQL_VALID_OPTIONS
+          ")",
+          zWho, (int)nKey, zKey);
       return SQLITE_ERROR;
     }
   }
@@ -207,8 +219,7 @@ int cksql_params(sqlite3 *db, const char *zWho, sqlite3_int64 capacity,
     *pzErr = sqlite3_mprintf(
         "%s: error_rate %g needs more than 32-bit fingerprints "
         "(smallest allowed with bucket_size=%u is %g)",
-        zWho, error_rate, o->bucket_size,
-        2.0 * o->bucket_size / 4294967296.0);
+        zWho, error_rate, o->bucket_size, 2.0 * o->bucket_size / 4294967296.0);
     return SQLITE_ERROR;
   }
   if ((o->flags & CF_FLAG_SEMISORT) && o->bucket_size != 4) {
@@ -225,12 +236,9 @@ int cksql_params(sqlite3 *db, const char *zWho, sqlite3_int64 capacity,
     if (p->fp_bits < CF_SS_MIN_FP_BITS) p->fp_bits = CF_SS_MIN_FP_BITS;
   }
   if (cf_params_check(p) != CF_OK) {
-    *pzErr = sqlite3_mprintf("%s: capacity %lld is too large (at most about "
-                             "%llu items with bucket_size=%u)",
-                             zWho, capacity,
-                             (unsigned long long)(0.9 * 4294967295.0 *
-                                                  o->bucket_size),
-                             o->bucket_size);
+    *pzErr = sqlite3_mprintf("%s: capacity %lld is too large (a filter has "
+                             "at most 4294967294 buckets of %u slots)",
+                             zWho, capacity, o->bucket_size);
     return SQLITE_ERROR;
   }
   nByte = cf_blob_size(p);
@@ -263,8 +271,8 @@ void cksql_result_cf_error(sqlite3_context *ctx, const char *zFunc, int rc,
         zFunc, f ? 2 * f->p.bucket_size : 0);
     break;
   case CF_CORRUPT:
-    zMsg = sqlite3_mprintf("%s: filter is corrupt (its item count does not "
-                           "match its contents)",
+    zMsg = sqlite3_mprintf("%s: argument 1 is not a valid cuckoo filter: "
+                           "its item count does not match its contents",
                            zFunc);
     break;
   case CF_MISMATCH:
@@ -273,14 +281,22 @@ void cksql_result_cf_error(sqlite3_context *ctx, const char *zFunc, int rc,
                            "error_rate and options can be merged",
                            zFunc);
     break;
-  default:
-    zMsg = sqlite3_mprintf("%s: internal error %d", zFunc, rc);
-    break;
+  default: zMsg = sqlite3_mprintf("%s: internal error %d", zFunc, rc); break;
   }
   if (zMsg == 0) {
     sqlite3_result_error_nomem(ctx);
   } else {
     sqlite3_result_error(ctx, zMsg, -1);
     sqlite3_free(zMsg);
+  }
+}
+
+char *cksql_describe_value(sqlite3_value *v) {
+  switch (sqlite3_value_type(v)) {
+  case SQLITE_NULL: return sqlite3_mprintf("NULL");
+  case SQLITE_INTEGER: return sqlite3_mprintf("%lld", sqlite3_value_int64(v));
+  case SQLITE_FLOAT: return sqlite3_mprintf("%!.15g", sqlite3_value_double(v));
+  case SQLITE_TEXT: return sqlite3_mprintf("'%.40q'", sqlite3_value_text(v));
+  default: return sqlite3_mprintf("a BLOB");
   }
 }

@@ -1,9 +1,759 @@
 /*
-** cuckoo_vtab.c: the cuckoo virtual table.  Not yet implemented.
+** cuckoo_vtab.c: the cuckoo virtual table, a named, persistent,
+** transactional filter kept in shadow tables (cuckoo_store.[ch] owns the
+** storage and documents the shadow-table schema), and its companion
+** functions.
+**
+**   CREATE VIRTUAL TABLE seen USING cuckoo(capacity=1000000,
+**                                          error_rate=0.001);
+**   INSERT INTO seen(item) VALUES ('a@b.c');          -- add one copy
+**   INSERT OR IGNORE INTO seen(item) VALUES ('a@b.c'); -- add if absent
+**   SELECT count(*) FROM seen WHERE item = 'a@b.c';   -- 1 or 0
+**   DELETE FROM seen WHERE item = 'a@b.c';            -- remove one copy
+**   INSERT INTO seen(filter) VALUES (:blob);          -- import a BLOB
+**   SELECT cuckoo_export('seen');                     -- export a BLOB
+**   SELECT cuckoo_check('seen');                      -- 'ok' or problems
+**   SELECT cuckoo_table_info('seen');                 -- JSON
+**
+** Options (module arguments): capacity, error_rate, growth=on|off,
+** bucket_size, seed, variant=plain|semisort (or semisort), block_size,
+** cache_size.  Columns: item, and the hidden column filter (import).
+**
+** Rules:
+**   1. A row is a probably-present item; its rowid is the item's 64-bit
+**      hash under the table's seed, which is all a DELETE needs (xUpdate
+**      gets only the rowid).  A lookup yields at most one row per item,
+**      whatever the number of copies.
+**   2. Only lookups are plans: item = ? (unique) and item IN (...) (all
+**      values in one xFilter with sqlite3_vtab_in).  A plan that would
+**      list the items costs so much that any lookup plan wins, and fails
+**      in xFilter with a message saying how to query instead.
+**      Constraints under a collation other than BINARY are not used
+**      (the table compares items exactly).
+**   3. INSERT adds one copy (multiset).  OR IGNORE skips an item that is
+**      probably present (SQLITE_CONSTRAINT with constraint support, so
+**      changes() does not count it); OR REPLACE skips it too but counts
+**      it.  A NULL item is ignored.  UPDATE deletes the old item and
+**      inserts the new one.  A rowid cannot be chosen.
+**   4. Transactions: the store's changes stay in memory until xSync or
+**      xSavepoint flushes them; xRollback and xRollbackTo discard them
+**      (the journal restores the shadow tables).  So ROLLBACK, ROLLBACK
+**      TO and a failed statement leave the table as it was.  xOpen and
+**      xBegin check for other connections' commits.
+**   5. Registered INNOCUOUS: the table reads and writes only its own
+**      shadow tables in its own database, as an ordinary table would, so
+**      it is safe in triggers and views under trusted_schema=OFF.
+**   6. cuckoo_check(), cuckoo_export() and cuckoo_table_info() take a
+**      table name (schema "main") or a schema and a table name, find the
+**      table's open store on this connection (connecting it if needed)
+**      and so see this connection's unflushed changes.
 */
-#include "cuckoo_sql.h"
+#include "cuckoo_store.h"
+
+#include <string.h>
+
+typedef struct ckvt_table ckvt_table;
+
+/* Per-connection registry of open cuckoo tables (the module's client
+** data, shared with the companion functions). */
+typedef struct ckvt_global {
+  ckvt_table *pList;
+} ckvt_global;
+
+struct ckvt_table {
+  sqlite3_vtab base;
+  ckvt_global *pGlobal;
+  ckvt_table *pNext;
+  ckstore *pStore;
+};
+
+/* A row of a cursor: a probably-present item. */
+typedef struct ckvt_row {
+  sqlite3_int64 iHash;
+  int eType;
+  sqlite3_int64 iVal;
+  double rVal;
+  sqlite3_int64 iOff; /* TEXT/BLOB bytes at aBuf + iOff */
+  int n;
+} ckvt_row;
+
+typedef struct ckvt_cursor {
+  sqlite3_vtab_cursor base;
+  ckvt_row *aRow;
+  int nRow, nRowAlloc, iRow;
+  unsigned char *aBuf;
+  sqlite3_int64 nBuf, nBufAlloc;
+} ckvt_cursor;
+
+#define CKVT_COL_ITEM 0
+#define CKVT_COL_FILTER 1
+
+#define CKVT_PLAN_LIST 0
+#define CKVT_PLAN_EQ 1
+#define CKVT_PLAN_IN 2
+
+/* Move the store's error message into the vtab; returns rc. */
+static int ckvt_err(ckvt_table *pTab, int rc) {
+  char *z = ckst_take_error(pTab->pStore);
+  if (z) {
+    sqlite3_free(pTab->base.zErrMsg);
+    pTab->base.zErrMsg = z;
+  }
+  return rc;
+}
+
+static int ckvt_errmsg(ckvt_table *pTab, char *zMsg) {
+  if (zMsg == 0) return SQLITE_NOMEM;
+  sqlite3_free(pTab->base.zErrMsg);
+  pTab->base.zErrMsg = zMsg;
+  return SQLITE_ERROR;
+}
+
+/* ---------------------------------------------------------------------
+** Create, connect, disconnect, destroy, rename
+*/
+
+static int ckvtInit(sqlite3 *db, void *pAux, int argc, const char *const *argv,
+                    sqlite3_vtab **ppVtab, char **pzErr, int isCreate) {
+  ckvt_global *pGlobal = (ckvt_global *)pAux;
+  ckvt_table *pTab = 0;
+  ckstore *pStore = 0;
+  int rc;
+
+  *ppVtab = 0;
+  rc = sqlite3_declare_vtab(db, "CREATE TABLE x(item, filter HIDDEN)");
+  if (rc == SQLITE_OK) rc = ckst_new(db, argv[1], argv[2], &pStore);
+  if (rc == SQLITE_OK && isCreate) {
+    ckst_options opt;
+    char *zErr = 0;
+    rc = ckst_parse_args(pStore->zLabel, argc - 3, argv + 3, &opt, &zErr);
+    if (rc == SQLITE_OK) {
+      rc = ckst_create(pStore, &opt);
+      zErr = ckst_take_error(pStore);
+    }
+    if (rc != SQLITE_OK)
+      *pzErr = zErr;
+    else
+      sqlite3_free(zErr);
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
+  }
+  if (rc == SQLITE_OK) rc = sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+  if (rc == SQLITE_OK) {
+    pTab = sqlite3_malloc64(sizeof(*pTab));
+    if (pTab == 0) rc = SQLITE_NOMEM;
+  }
+  if (rc != SQLITE_OK) {
+    ckst_free(pStore);
+    return rc;
+  }
+  memset(pTab, 0, sizeof(*pTab));
+  pTab->pGlobal = pGlobal;
+  pTab->pStore = pStore;
+  pTab->pNext = pGlobal->pList;
+  pGlobal->pList = pTab;
+  *ppVtab = &pTab->base;
+  return SQLITE_OK;
+}
+
+static int ckvtCreate(sqlite3 *db, void *pAux, int argc,
+                      const char *const *argv, sqlite3_vtab **ppVtab,
+                      char **pzErr) {
+  return ckvtInit(db, pAux, argc, argv, ppVtab, pzErr, 1);
+}
+
+/* Connecting reads nothing: the configuration is loaded (and validated)
+** on first use, so that a damaged table can still be dropped or checked. */
+static int ckvtConnect(sqlite3 *db, void *pAux, int argc,
+                       const char *const *argv, sqlite3_vtab **ppVtab,
+                       char **pzErr) {
+  return ckvtInit(db, pAux, argc, argv, ppVtab, pzErr, 0);
+}
+
+static int ckvtDisconnect(sqlite3_vtab *pVtab) {
+  ckvt_table *pTab = (ckvt_table *)pVtab;
+  ckvt_table **pp = &pTab->pGlobal->pList;
+  while (*pp && *pp != pTab)
+    pp = &(*pp)->pNext;
+  if (*pp) *pp = pTab->pNext;
+  ckst_free(pTab->pStore);
+  sqlite3_free(pTab);
+  return SQLITE_OK;
+}
+
+static int ckvtDestroy(sqlite3_vtab *pVtab) {
+  ckvt_table *pTab = (ckvt_table *)pVtab;
+  int rc = ckst_drop(pTab->pStore);
+  if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
+  return ckvtDisconnect(pVtab);
+}
+
+static int ckvtRename(sqlite3_vtab *pVtab, const char *zNew) {
+  ckvt_table *pTab = (ckvt_table *)pVtab;
+  return ckvt_err(pTab, ckst_rename(pTab->pStore, zNew));
+}
+
+static int ckvtShadowName(const char *zName) {
+  return sqlite3_stricmp(zName, "config") == 0 ||
+         sqlite3_stricmp(zName, "levels") == 0 ||
+         sqlite3_stricmp(zName, "blocks") == 0;
+}
+
+/* ---------------------------------------------------------------------
+** Planning
+*/
+
+static int ckvtBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *p) {
+  int i, iEq = -1, iIn = -1;
+  (void)pVtab;
+  for (i = 0; i < p->nConstraint; i++) {
+    const struct sqlite3_index_constraint *c = &p->aConstraint[i];
+    const char *zColl;
+    if (!c->usable || c->iColumn != CKVT_COL_ITEM ||
+        c->op != SQLITE_INDEX_CONSTRAINT_EQ) {
+      continue;
+    }
+    zColl = sqlite3_vtab_collation(p, i);
+    if (zColl && sqlite3_stricmp(zColl, "BINARY") != 0) continue;
+    if (sqlite3_vtab_in(p, i, -1)) {
+      if (iIn < 0) iIn = i;
+    } else if (iEq < 0) {
+      iEq = i;
+    }
+  }
+  if (iEq >= 0) {
+    p->aConstraintUsage[iEq].argvIndex = 1;
+    p->aConstraintUsage[iEq].omit = 1;
+    p->idxNum = CKVT_PLAN_EQ;
+    p->idxStr = "item=?";
+    p->estimatedCost = 1.0;
+    p->estimatedRows = 1;
+    p->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
+  } else if (iIn >= 0) {
+    p->aConstraintUsage[iIn].argvIndex = 1;
+    p->aConstraintUsage[iIn].omit = 1;
+    sqlite3_vtab_in(p, iIn, 1);
+    p->idxNum = CKVT_PLAN_IN;
+    p->idxStr = "item IN (...)";
+    p->estimatedCost = 10.0;
+    p->estimatedRows = 10;
+  } else {
+    /* Listing the items is impossible: make sure any lookup plan wins,
+    ** and fail in xFilter if this plan runs. */
+    p->idxNum = CKVT_PLAN_LIST;
+    p->idxStr = "cannot list items";
+    p->estimatedCost = 1e18;
+    p->estimatedRows = (sqlite3_int64)1 << 60;
+  }
+  return SQLITE_OK;
+}
+
+/* ---------------------------------------------------------------------
+** Cursors
+*/
+
+static int ckvtOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
+  ckvt_table *pTab = (ckvt_table *)pVtab;
+  ckvt_cursor *pCur;
+  int rc = ckst_ready(pTab->pStore, 1);
+  if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
+  pCur = sqlite3_malloc64(sizeof(*pCur));
+  if (pCur == 0) return SQLITE_NOMEM;
+  memset(pCur, 0, sizeof(*pCur));
+  *ppCursor = &pCur->base;
+  return SQLITE_OK;
+}
+
+static int ckvtClose(sqlite3_vtab_cursor *cur) {
+  ckvt_cursor *pCur = (ckvt_cursor *)cur;
+  sqlite3_free(pCur->aRow);
+  sqlite3_free(pCur->aBuf);
+  sqlite3_free(pCur);
+  return SQLITE_OK;
+}
+
+/* Append item v (hash h) as a row, copying its value. */
+static int ckvt_add_row(ckvt_cursor *pCur, sqlite3_value *v, uint64_t h) {
+  ckvt_row *r;
+  if (pCur->nRow == pCur->nRowAlloc) {
+    int nNew = pCur->nRowAlloc ? pCur->nRowAlloc * 2 : 4;
+    ckvt_row *aNew =
+        sqlite3_realloc64(pCur->aRow, sizeof(ckvt_row) * (sqlite3_uint64)nNew);
+    if (aNew == 0) return SQLITE_NOMEM;
+    pCur->aRow = aNew;
+    pCur->nRowAlloc = nNew;
+  }
+  r = &pCur->aRow[pCur->nRow];
+  memset(r, 0, sizeof(*r));
+  r->iHash = (sqlite3_int64)h;
+  r->eType = sqlite3_value_type(v);
+  if (r->eType == SQLITE_INTEGER) {
+    r->iVal = sqlite3_value_int64(v);
+  } else if (r->eType == SQLITE_FLOAT) {
+    r->rVal = sqlite3_value_double(v);
+  } else {
+    const void *z = r->eType == SQLITE_TEXT
+                        ? (const void *)sqlite3_value_text(v)
+                        : sqlite3_value_blob(v);
+    int n = sqlite3_value_bytes(v);
+    if (z == 0 && n > 0) return SQLITE_NOMEM;
+    if (pCur->nBuf + n > pCur->nBufAlloc) {
+      sqlite3_int64 nNew = 2 * (pCur->nBuf + n) + 64;
+      unsigned char *aNew = sqlite3_realloc64(pCur->aBuf, nNew);
+      if (aNew == 0) return SQLITE_NOMEM;
+      pCur->aBuf = aNew;
+      pCur->nBufAlloc = nNew;
+    }
+    if (n > 0) memcpy(pCur->aBuf + pCur->nBuf, z, (size_t)n);
+    r->iOff = pCur->nBuf;
+    r->n = n;
+    pCur->nBuf += n;
+  }
+  pCur->nRow++;
+  return SQLITE_OK;
+}
+
+/* Look v up; a probably-present item becomes a row. */
+static int ckvt_lookup(ckvt_cursor *pCur, ckstore *pStore, sqlite3_value *v) {
+  uint64_t h;
+  int found, rc = cksql_hash_value(v, pStore->seed, &h);
+  if (rc == SQLITE_DONE) return SQLITE_OK; /* NULL matches nothing */
+  if (rc != SQLITE_OK) return rc;
+  rc = ckst_contains(pStore, h, &found);
+  if (rc == SQLITE_OK && found) rc = ckvt_add_row(pCur, v, h);
+  return rc;
+}
+
+static int ckvtFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
+                      int argc, sqlite3_value **argv) {
+  ckvt_cursor *pCur = (ckvt_cursor *)cur;
+  ckvt_table *pTab = (ckvt_table *)cur->pVtab;
+  ckstore *pStore = pTab->pStore;
+  int rc = SQLITE_OK;
+  (void)idxStr;
+  pCur->nRow = 0;
+  pCur->iRow = 0;
+  pCur->nBuf = 0;
+  if (idxNum == CKVT_PLAN_LIST || argc < 1) {
+    return ckvt_errmsg(
+        pTab, sqlite3_mprintf("%s cannot list its items; query it with "
+                              "WHERE item = ? or item IN (...) (with the "
+                              "default BINARY collation), or join on item",
+                              pStore->zLabel));
+  }
+  rc = ckst_ready(pStore, 0);
+  if (rc == SQLITE_OK && idxNum == CKVT_PLAN_EQ) {
+    rc = ckvt_lookup(pCur, pStore, argv[0]);
+  } else if (rc == SQLITE_OK) {
+    sqlite3_value *v = 0;
+    for (rc = sqlite3_vtab_in_first(argv[0], &v); rc == SQLITE_OK && v;
+         rc = sqlite3_vtab_in_next(argv[0], &v)) {
+      rc = ckvt_lookup(pCur, pStore, v);
+      if (rc != SQLITE_OK) break;
+    }
+    if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  }
+  return ckvt_err(pTab, rc);
+}
+
+static int ckvtNext(sqlite3_vtab_cursor *cur) {
+  ((ckvt_cursor *)cur)->iRow++;
+  return SQLITE_OK;
+}
+
+static int ckvtEof(sqlite3_vtab_cursor *cur) {
+  ckvt_cursor *pCur = (ckvt_cursor *)cur;
+  return pCur->iRow >= pCur->nRow;
+}
+
+static int ckvtColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
+                      int iCol) {
+  ckvt_cursor *pCur = (ckvt_cursor *)cur;
+  const ckvt_row *r = &pCur->aRow[pCur->iRow];
+  if (iCol != CKVT_COL_ITEM) return SQLITE_OK; /* filter: NULL */
+  switch (r->eType) {
+  case SQLITE_INTEGER: sqlite3_result_int64(ctx, r->iVal); break;
+  case SQLITE_FLOAT: sqlite3_result_double(ctx, r->rVal); break;
+  case SQLITE_TEXT:
+    sqlite3_result_text(ctx, (const char *)pCur->aBuf + r->iOff, r->n,
+                        SQLITE_TRANSIENT);
+    break;
+  default:
+    sqlite3_result_blob(ctx, pCur->aBuf + r->iOff, r->n, SQLITE_TRANSIENT);
+    break;
+  }
+  return SQLITE_OK;
+}
+
+static int ckvtRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid) {
+  ckvt_cursor *pCur = (ckvt_cursor *)cur;
+  *pRowid = pCur->aRow[pCur->iRow].iHash;
+  return SQLITE_OK;
+}
+
+/* ---------------------------------------------------------------------
+** Writes
+*/
+
+static int ckvt_import(ckvt_table *pTab, sqlite3_value *pItem,
+                       sqlite3_value *pFilter) {
+  ckstore *p = pTab->pStore;
+  if (sqlite3_value_type(pItem) != SQLITE_NULL) {
+    return ckvt_errmsg(pTab, sqlite3_mprintf("%s: give either item or "
+                                             "filter in one row, not both",
+                                             p->zLabel));
+  }
+  if (sqlite3_value_type(pFilter) != SQLITE_BLOB) {
+    return ckvt_errmsg(pTab,
+                       sqlite3_mprintf("%s: filter must be a cuckoo filter "
+                                       "BLOB, for example from cuckoo_new(),"
+                                       " cuckoo_agg() or cuckoo_export()",
+                                       p->zLabel));
+  }
+  return ckvt_err(pTab, ckst_import(p, sqlite3_value_blob(pFilter),
+                                    sqlite3_value_bytes(pFilter)));
+}
+
+static int ckvt_insert(ckvt_table *pTab, sqlite3_value **argv,
+                       sqlite3_int64 *pRowid) {
+  ckstore *p = pTab->pStore;
+  uint64_t h;
+  int rc, eConflict, found;
+
+  if (sqlite3_value_type(argv[3]) != SQLITE_NULL) {
+    return ckvt_import(pTab, argv[2], argv[3]);
+  }
+  rc = cksql_hash_value(argv[2], p->seed, &h);
+  if (rc == SQLITE_DONE) return SQLITE_OK; /* NULL item: ignored */
+  if (rc != SQLITE_OK) return rc;
+  if (sqlite3_value_type(argv[1]) != SQLITE_NULL &&
+      sqlite3_value_int64(argv[1]) != (sqlite3_int64)h) {
+    return ckvt_errmsg(pTab, sqlite3_mprintf("%s: the rowid is the item's "
+                                             "hash and cannot be chosen",
+                                             p->zLabel));
+  }
+  *pRowid = (sqlite3_int64)h;
+  eConflict = sqlite3_vtab_on_conflict(p->db);
+  if (eConflict == SQLITE_IGNORE || eConflict == SQLITE_REPLACE) {
+    rc = ckst_contains(p, h, &found);
+    if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
+    if (found) return eConflict == SQLITE_IGNORE ? SQLITE_CONSTRAINT : rc;
+  }
+  return ckvt_err(pTab, ckst_insert(p, h));
+}
+
+static int ckvt_update(ckvt_table *pTab, sqlite3_value **argv) {
+  ckstore *p = pTab->pStore;
+  uint64_t hOld = (uint64_t)sqlite3_value_int64(argv[0]), hNew;
+  int rc, removed;
+  if (sqlite3_value_type(argv[3]) != SQLITE_NULL) {
+    return ckvt_errmsg(pTab, sqlite3_mprintf("%s: a filter can only be "
+                                             "imported with INSERT INTO "
+                                             "%s(filter) VALUES(...)",
+                                             p->zLabel, p->zName));
+  }
+  if (sqlite3_value_int64(argv[1]) != (sqlite3_int64)hOld) {
+    return ckvt_errmsg(pTab, sqlite3_mprintf("%s: the rowid is the item's "
+                                             "hash and cannot be changed",
+                                             p->zLabel));
+  }
+  rc = cksql_hash_value(argv[2], p->seed, &hNew);
+  if (rc == SQLITE_DONE) {
+    return ckvt_errmsg(pTab, sqlite3_mprintf("%s: an item cannot be set to "
+                                             "NULL; DELETE it instead",
+                                             p->zLabel));
+  }
+  if (rc != SQLITE_OK || hNew == hOld) return rc;
+  rc = ckst_remove(p, hOld, &removed);
+  if (rc == SQLITE_OK) rc = ckst_insert(p, hNew);
+  if (rc != SQLITE_OK && removed) {
+    /* Put the old item back (its freed slot takes it at once). */
+    char *zErr = ckst_take_error(p);
+    if (ckst_insert(p, hOld) != SQLITE_OK) sqlite3_free(ckst_take_error(p));
+    p->zErr = zErr;
+  }
+  return ckvt_err(pTab, rc);
+}
+
+static int ckvtUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
+                      sqlite3_int64 *pRowid) {
+  ckvt_table *pTab = (ckvt_table *)pVtab;
+  int rc = ckst_ready(pTab->pStore, 0);
+  if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
+  if (argc == 1) {
+    int removed;
+    rc = ckst_remove(pTab->pStore, (uint64_t)sqlite3_value_int64(argv[0]),
+                     &removed);
+    return ckvt_err(pTab, rc);
+  }
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+    return ckvt_insert(pTab, argv, pRowid);
+  }
+  return ckvt_update(pTab, argv);
+}
+
+/* ---------------------------------------------------------------------
+** Transactions
+*/
+
+static int ckvtBegin(sqlite3_vtab *pVtab) {
+  ckvt_table *pTab = (ckvt_table *)pVtab;
+  return ckvt_err(pTab, ckst_ready(pTab->pStore, 1));
+}
+
+static int ckvtSync(sqlite3_vtab *pVtab) {
+  ckvt_table *pTab = (ckvt_table *)pVtab;
+  return ckvt_err(pTab, ckst_flush(pTab->pStore));
+}
+
+static int ckvtCommit(sqlite3_vtab *pVtab) {
+  ckst_commit(((ckvt_table *)pVtab)->pStore);
+  return SQLITE_OK;
+}
+
+static int ckvtRollback(sqlite3_vtab *pVtab) {
+  ckst_discard(((ckvt_table *)pVtab)->pStore);
+  return SQLITE_OK;
+}
+
+static int ckvtSavepoint(sqlite3_vtab *pVtab, int iSavepoint) {
+  ckvt_table *pTab = (ckvt_table *)pVtab;
+  (void)iSavepoint;
+  return ckvt_err(pTab, ckst_flush(pTab->pStore));
+}
+
+static int ckvtRelease(sqlite3_vtab *pVtab, int iSavepoint) {
+  (void)pVtab;
+  (void)iSavepoint;
+  return SQLITE_OK;
+}
+
+static int ckvtRollbackTo(sqlite3_vtab *pVtab, int iSavepoint) {
+  (void)iSavepoint;
+  ckst_discard(((ckvt_table *)pVtab)->pStore);
+  return SQLITE_OK;
+}
+
+static sqlite3_module ckvtModule = {
+    3,              /* iVersion: xShadowName */
+    ckvtCreate,     /* xCreate */
+    ckvtConnect,    /* xConnect */
+    ckvtBestIndex,  /* xBestIndex */
+    ckvtDisconnect, /* xDisconnect */
+    ckvtDestroy,    /* xDestroy */
+    ckvtOpen,       /* xOpen */
+    ckvtClose,      /* xClose */
+    ckvtFilter,     /* xFilter */
+    ckvtNext,       /* xNext */
+    ckvtEof,        /* xEof */
+    ckvtColumn,     /* xColumn */
+    ckvtRowid,      /* xRowid */
+    ckvtUpdate,     /* xUpdate */
+    ckvtBegin,      /* xBegin */
+    ckvtSync,       /* xSync */
+    ckvtCommit,     /* xCommit */
+    ckvtRollback,   /* xRollback */
+    0,              /* xFindFunction */
+    ckvtRename,     /* xRename */
+    ckvtSavepoint,  /* xSavepoint */
+    ckvtRelease,    /* xRelease */
+    ckvtRollbackTo, /* xRollbackTo */
+    ckvtShadowName, /* xShadowName */
+};
+
+/* ---------------------------------------------------------------------
+** Companion functions
+*/
+
+static void ckvt_fail(sqlite3_context *ctx, int rc, char *zMsg) {
+  if (rc == SQLITE_NOMEM || zMsg == 0) {
+    sqlite3_free(zMsg);
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_result_error(ctx, zMsg, -1);
+  sqlite3_result_error_code(ctx, rc);
+  sqlite3_free(zMsg);
+}
+
+static ckvt_table *ckvt_lookup_table(ckvt_global *g, const char *zDb,
+                                     const char *zName) {
+  ckvt_table *pTab;
+  for (pTab = g->pList; pTab; pTab = pTab->pNext) {
+    if (sqlite3_stricmp(pTab->pStore->zDb, zDb) == 0 &&
+        sqlite3_stricmp(pTab->pStore->zName, zName) == 0) {
+      return pTab;
+    }
+  }
+  return 0;
+}
+
+/*
+** The open table named by the nName arguments at argv (table, or schema
+** and table), connected if needed, ready and refreshed.  Returns 0 after
+** reporting an error (or a NULL result for a NULL name).
+*/
+static ckvt_table *ckvt_find(sqlite3_context *ctx, const char *zFunc, int nName,
+                             sqlite3_value **argv) {
+  ckvt_global *g = (ckvt_global *)sqlite3_user_data(ctx);
+  sqlite3 *db = sqlite3_context_db_handle(ctx);
+  const char *zDb = "main", *zName;
+  ckvt_table *pTab;
+  int i, rc;
+
+  for (i = 0; i < nName; i++) {
+    if (sqlite3_value_type(argv[i]) == SQLITE_NULL) return 0;
+  }
+  if (nName == 2) zDb = (const char *)sqlite3_value_text(argv[0]);
+  zName = (const char *)sqlite3_value_text(argv[nName - 1]);
+  if (zDb == 0 || zName == 0) {
+    sqlite3_result_error_nomem(ctx);
+    return 0;
+  }
+  pTab = ckvt_lookup_table(g, zDb, zName);
+  if (pTab == 0) {
+    /* Preparing a statement on the table connects it. */
+    sqlite3_stmt *pStmt = 0;
+    char *zSql = sqlite3_mprintf("SELECT 0 FROM \"%w\".\"%w\"", zDb, zName);
+    if (zSql == 0) {
+      sqlite3_result_error_nomem(ctx);
+      return 0;
+    }
+    rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
+    sqlite3_free(zSql);
+    sqlite3_finalize(pStmt);
+    if (rc == SQLITE_NOMEM) {
+      sqlite3_result_error_nomem(ctx);
+      return 0;
+    }
+    if (rc != SQLITE_OK) {
+      ckvt_fail(ctx, SQLITE_ERROR,
+                sqlite3_mprintf("%s: no such table: %s.%s", zFunc, zDb, zName));
+      return 0;
+    }
+    pTab = ckvt_lookup_table(g, zDb, zName);
+    if (pTab == 0) {
+      ckvt_fail(ctx, SQLITE_ERROR,
+                sqlite3_mprintf("%s: %s.%s is not a cuckoo table", zFunc, zDb,
+                                zName));
+      return 0;
+    }
+  }
+  return pTab;
+}
+
+/* Report a store error from a companion function. */
+static void ckvt_store_fail(sqlite3_context *ctx, ckvt_table *pTab, int rc) {
+  char *z = ckst_take_error(pTab->pStore);
+  if (z == 0 && rc != SQLITE_NOMEM)
+    z = sqlite3_mprintf("%s", sqlite3_errstr(rc));
+  ckvt_fail(ctx, rc, z);
+}
+
+/* cuckoo_check([schema,] table): 'ok' or the problems found. */
+static void ckvtCheckFunc(sqlite3_context *ctx, int argc,
+                          sqlite3_value **argv) {
+  ckvt_table *pTab = ckvt_find(ctx, "cuckoo_check", argc, argv);
+  char *zReport = 0;
+  int rc;
+  if (pTab == 0) return;
+  rc = ckst_check(pTab->pStore, &zReport);
+  if (rc != SQLITE_OK) {
+    ckvt_store_fail(ctx, pTab, rc);
+    return;
+  }
+  sqlite3_result_text(ctx, zReport, -1, sqlite3_free);
+}
+
+/* cuckoo_table_info([schema,] table): JSON. */
+static void ckvtInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  ckvt_table *pTab = ckvt_find(ctx, "cuckoo_table_info", argc, argv);
+  char *zJson = 0;
+  int rc;
+  if (pTab == 0) return;
+  rc = ckst_ready(pTab->pStore, 1);
+  if (rc == SQLITE_OK) rc = ckst_info(pTab->pStore, &zJson);
+  if (rc != SQLITE_OK) {
+    ckvt_store_fail(ctx, pTab, rc);
+    return;
+  }
+  sqlite3_result_text(ctx, zJson, -1, sqlite3_free);
+}
+
+/* cuckoo_export(table), cuckoo_export(schema, table [, level]). */
+static void ckvtExportFunc(sqlite3_context *ctx, int argc,
+                           sqlite3_value **argv) {
+  int nName = argc > 2 ? 2 : argc;
+  ckvt_table *pTab = ckvt_find(ctx, "cuckoo_export", nName, argv);
+  ckstore *p;
+  sqlite3_int64 iLevel = 0, n = 0;
+  uint8_t *a = 0;
+  int rc;
+  if (pTab == 0) return;
+  p = pTab->pStore;
+  rc = ckst_ready(p, 1);
+  if (rc != SQLITE_OK) {
+    ckvt_store_fail(ctx, pTab, rc);
+    return;
+  }
+  if (argc == 3) {
+    if (sqlite3_value_type(argv[2]) == SQLITE_NULL) return;
+    iLevel = sqlite3_value_int64(argv[2]);
+    if (sqlite3_value_numeric_type(argv[2]) != SQLITE_INTEGER || iLevel < 0 ||
+        iLevel >= p->nLevel) {
+      ckvt_fail(ctx, SQLITE_ERROR,
+                sqlite3_mprintf("cuckoo_export: level must be an integer "
+                                "from 0 to %d (%s has %d level%s)",
+                                p->nLevel - 1, p->zLabel, p->nLevel,
+                                p->nLevel == 1 ? "" : "s"));
+      return;
+    }
+  } else if (p->nLevel > 1) {
+    ckvt_fail(ctx, SQLITE_ERROR,
+              sqlite3_mprintf(
+                  "cuckoo_export: %s has %d levels (it grew past its "
+                  "capacity), and a filter BLOB holds one; export each "
+                  "level with cuckoo_export('%q', '%q', N) for N = 0 to %d "
+                  "(a lookup must probe them all), or re-create the table "
+                  "with a capacity for all its items",
+                  p->zLabel, p->nLevel, p->zDb, p->zName, p->nLevel - 1));
+    return;
+  }
+  rc = ckst_export(p, (int)iLevel, &a, &n);
+  if (rc != SQLITE_OK) {
+    ckvt_store_fail(ctx, pTab, rc);
+    return;
+  }
+  sqlite3_result_blob64(ctx, a, (sqlite3_uint64)n, sqlite3_free);
+}
+
+static void ckvt_global_free(void *p) { sqlite3_free(p); }
 
 int cuckoo_register_vtab(sqlite3 *db) {
-  (void)db;
-  return SQLITE_OK;
+  static const struct {
+    const char *zName;
+    int nArg;
+    void (*xFunc)(sqlite3_context *, int, sqlite3_value **);
+  } aFunc[] = {
+      {"cuckoo_check", 1, ckvtCheckFunc},
+      {"cuckoo_check", 2, ckvtCheckFunc},
+      {"cuckoo_table_info", 1, ckvtInfoFunc},
+      {"cuckoo_table_info", 2, ckvtInfoFunc},
+      {"cuckoo_export", 1, ckvtExportFunc},
+      {"cuckoo_export", 2, ckvtExportFunc},
+      {"cuckoo_export", 3, ckvtExportFunc},
+  };
+  ckvt_global *g = sqlite3_malloc64(sizeof(*g));
+  size_t i;
+  int rc;
+  if (g == 0) return SQLITE_NOMEM;
+  memset(g, 0, sizeof(*g));
+  /* On failure sqlite3_create_module_v2() calls the destructor itself. */
+  rc = sqlite3_create_module_v2(db, "cuckoo", &ckvtModule, g, ckvt_global_free);
+  for (i = 0; rc == SQLITE_OK && i < sizeof(aFunc) / sizeof(aFunc[0]); i++) {
+    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg, SQLITE_UTF8,
+                                 g, aFunc[i].xFunc, 0, 0);
+  }
+  return rc;
 }

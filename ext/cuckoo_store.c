@@ -1,0 +1,1784 @@
+/*
+** cuckoo_store.c: the block store behind the cuckoo virtual table (see
+** cuckoo_store.h for the shadow-table schema and the rules it keeps).
+**
+** Layout of this file: options; errors and statements; the block cache;
+** loading and validating the configuration; levels (creation, growth);
+** item operations over cf_store callbacks; flush, discard, refresh;
+** export and import; the integrity check; the JSON description.
+*/
+#include "cuckoo_store.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Statements kept prepared (reset after every use). */
+#define CKST_READ_BLOCK 0
+#define CKST_DATA_VERSION 1
+#define CKST_READ_COOKIE 2
+#define CKST_WRITE_COOKIE 3
+#define CKST_WRITE_COUNT 4
+#define CKST_INSERT_BLOCK 5
+#define CKST_INSERT_LEVEL 6
+#define CKST_LAST_BLOCK 7
+
+static const char *const ckst_azSql[] = {
+    "SELECT data FROM \"%w\".\"%w_blocks\" WHERE id=?1",
+    "PRAGMA \"%w\".data_version",
+    "SELECT v FROM \"%w\".\"%w_config\" WHERE k='cookie'",
+    "UPDATE \"%w\".\"%w_config\" SET v=?1 WHERE k='cookie'",
+    "UPDATE \"%w\".\"%w_levels\" SET count=?2 WHERE level=?1",
+    "INSERT INTO \"%w\".\"%w_blocks\"(id, data) VALUES(?1, ?2)",
+    /* (parenthesized: clang -Wstring-concatenation) */
+    ("INSERT INTO \"%w\".\"%w_levels\"(level, nbuckets, bucket_size, "
+     "fp_bits, flags, capacity, buckets_per_block, block_bytes, count) "
+     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"),
+    ("SELECT id FROM \"%w\".\"%w_blocks\" WHERE id>=?1 AND id<?2 "
+     "ORDER BY id DESC LIMIT 1"),
+};
+
+/* A cached block.  a[] holds the block's bytes. */
+struct ckst_block {
+  uint64_t id;
+  int bDirty;
+  uint32_t nBytes;
+  uint8_t a[];
+};
+
+#define CKST_ID(iLevel, j) (((uint64_t)(iLevel) << 32) | (uint64_t)(j))
+
+/* ---------------------------------------------------------------------
+** Options
+*/
+
+#define CKST_VALID_OPTIONS                                                     \
+  "capacity=<integer>, error_rate=<number between 0 and 1>, "                  \
+  "growth=on|off, " CKSQL_VALID_OPTIONS ", block_size=<bytes>, "               \
+  "cache_size=<KiB>"
+
+/* Copy [z, zEnd) with surrounding white space and quotes removed. */
+static char *ckst_trim(const char *z, const char *zEnd) {
+  while (z < zEnd && (*z == ' ' || *z == '\t' || *z == '\n'))
+    z++;
+  while (zEnd > z &&
+         (zEnd[-1] == ' ' || zEnd[-1] == '\t' || zEnd[-1] == '\n')) {
+    zEnd--;
+  }
+  if (zEnd - z >= 2 && (z[0] == '\'' || z[0] == '"') && zEnd[-1] == z[0]) {
+    z++;
+    zEnd--;
+  }
+  return sqlite3_mprintf("%.*s", (int)(zEnd - z), z);
+}
+
+/* Parse a whole string as a number; 0 if it is not one. */
+static int ckst_number(const char *z, double *pR) {
+  char *zStop = 0;
+  if (z[0] == 0) return 0;
+  *pR = strtod(z, &zStop);
+  return zStop && *zStop == 0;
+}
+
+static int ckst_onoff(const char *z, int *pV) {
+  static const char *const azOn[] = {"on", "1", "true", "yes"};
+  static const char *const azOff[] = {"off", "0", "false", "no"};
+  int i;
+  for (i = 0; i < 4; i++) {
+    if (sqlite3_stricmp(z, azOn[i]) == 0) return (*pV = 1), 1;
+    if (sqlite3_stricmp(z, azOff[i]) == 0) return (*pV = 0), 1;
+  }
+  return 0;
+}
+
+/* One module argument "key=value" (or a bare word). */
+static int ckst_parse_one(const char *zLabel, const char *zArg,
+                          ckst_options *pOpt, char **pzErr) {
+  const char *zEq = strchr(zArg, '=');
+  char *zKey = ckst_trim(zArg, zEq ? zEq : zArg + strlen(zArg));
+  char *zVal = zEq ? ckst_trim(zEq + 1, zEq + 1 + strlen(zEq + 1)) : 0;
+  int rc = SQLITE_OK;
+  double r;
+  int v;
+
+  if (zKey == 0 || (zEq && zVal == 0)) {
+    rc = SQLITE_NOMEM;
+  } else if (sqlite3_stricmp(zKey, "capacity") == 0) {
+    if (!zVal || !ckst_number(zVal, &r) || r < 1 || r > 4.0e18 ||
+        r != floor(r)) {
+      *pzErr = sqlite3_mprintf("%s: capacity must be a positive integer "
+                               "(got %s)",
+                               zLabel, zVal ? zVal : "nothing");
+      rc = SQLITE_ERROR;
+    } else {
+      pOpt->capacity = (sqlite3_int64)r;
+    }
+  } else if (sqlite3_stricmp(zKey, "error_rate") == 0) {
+    if (!zVal || !ckst_number(zVal, &r) || !(r > 0.0 && r < 1.0)) {
+      *pzErr = sqlite3_mprintf("%s: error_rate must be > 0 and < 1 (got %s)",
+                               zLabel, zVal ? zVal : "nothing");
+      rc = SQLITE_ERROR;
+    } else {
+      pOpt->error_rate = r;
+    }
+  } else if (sqlite3_stricmp(zKey, "growth") == 0) {
+    if (!zVal || !ckst_onoff(zVal, &v)) {
+      *pzErr = sqlite3_mprintf("%s: growth must be on or off (got %s)", zLabel,
+                               zVal ? zVal : "nothing");
+      rc = SQLITE_ERROR;
+    } else {
+      pOpt->growth = v;
+    }
+  } else if (sqlite3_stricmp(zKey, "block_size") == 0) {
+    if (!zVal || !ckst_number(zVal, &r) || r != floor(r) ||
+        r < CKST_MIN_BLOCK || r > CKST_MAX_BLOCK) {
+      *pzErr = sqlite3_mprintf("%s: block_size must be an integer from %d "
+                               "to %d bytes (got %s)",
+                               zLabel, CKST_MIN_BLOCK, CKST_MAX_BLOCK,
+                               zVal ? zVal : "nothing");
+      rc = SQLITE_ERROR;
+    } else {
+      pOpt->block_size = (int)r;
+    }
+  } else if (sqlite3_stricmp(zKey, "cache_size") == 0) {
+    if (!zVal || !ckst_number(zVal, &r) || r != floor(r) || r < 1 ||
+        r > (double)CKST_MAX_CACHE_KIB) {
+      *pzErr =
+          sqlite3_mprintf("%s: cache_size must be an integer number of "
+                          "KiB from 1 to %lld (got %s)",
+                          zLabel, CKST_MAX_CACHE_KIB, zVal ? zVal : "nothing");
+      rc = SQLITE_ERROR;
+    } else {
+      pOpt->cache_kib = (sqlite3_int64)r;
+    }
+  } else if (sqlite3_stricmp(zKey, "bucket_size") == 0 ||
+             sqlite3_stricmp(zKey, "seed") == 0 ||
+             sqlite3_stricmp(zKey, "variant") == 0 ||
+             (!zEq && (sqlite3_stricmp(zKey, "semisort") == 0 ||
+                       sqlite3_stricmp(zKey, "plain") == 0))) {
+    char *zOne = zEq ? sqlite3_mprintf("%s=%s", zKey, zVal)
+                     : sqlite3_mprintf("%s", zKey);
+    if (zOne == 0) {
+      rc = SQLITE_NOMEM;
+    } else {
+      rc = cksql_parse_options(zLabel, zOne, &pOpt->o, pzErr);
+      sqlite3_free(zOne);
+    }
+  } else {
+    *pzErr = sqlite3_mprintf(
+        "%s: unknown option \"%s\" (valid options: " CKST_VALID_OPTIONS ")",
+        zLabel, zKey);
+    rc = SQLITE_ERROR;
+  }
+  sqlite3_free(zKey);
+  sqlite3_free(zVal);
+  if (rc == SQLITE_ERROR && *pzErr == 0) rc = SQLITE_NOMEM;
+  return rc;
+}
+
+int ckst_parse_args(const char *zLabel, int argc, const char *const *argv,
+                    ckst_options *pOpt, char **pzErr) {
+  int i, rc = SQLITE_OK;
+  *pzErr = 0;
+  memset(pOpt, 0, sizeof(*pOpt));
+  pOpt->capacity = CKST_DEFAULT_CAPACITY;
+  pOpt->error_rate = CF_DEFAULT_ERROR_RATE;
+  pOpt->growth = 1;
+  pOpt->cache_kib = CKST_DEFAULT_CACHE_KIB;
+  cksql_options_default(&pOpt->o);
+  for (i = 0; rc == SQLITE_OK && i < argc; i++) {
+    rc = ckst_parse_one(zLabel, argv[i], pOpt, pzErr);
+  }
+  return rc;
+}
+
+char *ckst_label(const char *zDb, const char *zName) {
+  if (sqlite3_stricmp(zDb, "main") == 0) {
+    return sqlite3_mprintf("cuckoo table %s", zName);
+  }
+  return sqlite3_mprintf("cuckoo table %s.%s", zDb, zName);
+}
+
+/* ---------------------------------------------------------------------
+** Errors and statements
+*/
+
+/* Set the error message (label first) and return rc. */
+static int ckst_error(ckstore *p, int rc, const char *zFmt, ...) {
+  va_list ap;
+  char *z;
+  va_start(ap, zFmt);
+  z = sqlite3_vmprintf(zFmt, ap);
+  va_end(ap);
+  sqlite3_free(p->zErr);
+  p->zErr = z ? sqlite3_mprintf("%s%s", p->zLabel, z) : 0;
+  sqlite3_free(z);
+  return p->zErr ? rc : SQLITE_NOMEM;
+}
+
+/* A shadow row that breaks the rules: SQLITE_CORRUPT_VTAB. */
+static int ckst_corrupt(ckstore *p, const char *zFmt, ...) {
+  va_list ap;
+  char *z;
+  va_start(ap, zFmt);
+  z = sqlite3_vmprintf(zFmt, ap);
+  va_end(ap);
+  if (z == 0) return SQLITE_NOMEM;
+  sqlite3_free(p->zErr);
+  p->zErr = sqlite3_mprintf("%s is corrupt: %s; run cuckoo_check() on it",
+                            p->zLabel, z);
+  sqlite3_free(z);
+  return p->zErr ? SQLITE_CORRUPT_VTAB : SQLITE_NOMEM;
+}
+
+/* An error from SQLite itself (message from the connection). */
+static int ckst_sqlerr(ckstore *p, int rc) {
+  if (rc == SQLITE_NOMEM) return rc;
+  return ckst_error(p, rc, ": %s", sqlite3_errmsg(p->db));
+}
+
+char *ckst_take_error(ckstore *p) {
+  char *z = p->zErr;
+  p->zErr = 0;
+  return z;
+}
+
+static int ckst_stmt(ckstore *p, int i, sqlite3_stmt **pp) {
+  if (p->aStmt[i] == 0) {
+    char *zSql = sqlite3_mprintf(ckst_azSql[i], p->zDb, p->zName);
+    int rc;
+    if (zSql == 0) return SQLITE_NOMEM;
+    rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_PERSISTENT,
+                            &p->aStmt[i], 0);
+    sqlite3_free(zSql);
+    if (rc == SQLITE_ERROR) {
+      /* A shadow table is missing (or unusable). */
+      return ckst_corrupt(p, "cannot use its shadow tables (%s)",
+                          sqlite3_errmsg(p->db));
+    }
+    if (rc != SQLITE_OK) return ckst_sqlerr(p, rc);
+  }
+  *pp = p->aStmt[i];
+  return SQLITE_OK;
+}
+
+/* Prepare one-off SQL on the shadow table T_zSuffix (zFmt gets zDb and
+** zName).  A failure to prepare means the shadow table is missing or
+** unusable: SQLITE_CORRUPT_VTAB. */
+static int ckst_prepare_shadow(ckstore *p, const char *zFmt,
+                               const char *zSuffix, sqlite3_stmt **ppStmt) {
+  char *zSql = sqlite3_mprintf(zFmt, p->zDb, p->zName);
+  int rc;
+  *ppStmt = 0;
+  if (zSql == 0) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, ppStmt, 0);
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK || rc == SQLITE_NOMEM) return rc;
+  return ckst_corrupt(p, "cannot read %s_%s (%s)", p->zName, zSuffix,
+                      sqlite3_errmsg(p->db));
+}
+
+/* Run a statement that returns no row; reset it. */
+static int ckst_run(ckstore *p, sqlite3_stmt *pStmt) {
+  int rc = sqlite3_step(pStmt);
+  if (rc == SQLITE_DONE || rc == SQLITE_ROW) {
+    rc = sqlite3_reset(pStmt);
+    return rc == SQLITE_OK ? rc : ckst_sqlerr(p, rc);
+  }
+  rc = ckst_sqlerr(p, rc);
+  sqlite3_reset(pStmt);
+  return rc;
+}
+
+/* Run SQL built from zFmt (which gets zDb and zName, in that order, for
+** every pair of "%w"s). */
+static int ckst_exec(ckstore *p, const char *zFmt) {
+  char *zSql = sqlite3_mprintf(zFmt, p->zDb, p->zName, p->zDb, p->zName, p->zDb,
+                               p->zName);
+  int rc;
+  if (zSql == 0) return SQLITE_NOMEM;
+  rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
+  sqlite3_free(zSql);
+  return rc == SQLITE_OK ? rc : ckst_sqlerr(p, rc);
+}
+
+void ckst_finalize(ckstore *p) {
+  size_t i;
+  for (i = 0; i < sizeof(p->aStmt) / sizeof(p->aStmt[0]); i++) {
+    sqlite3_finalize(p->aStmt[i]);
+    p->aStmt[i] = 0;
+  }
+}
+
+static int ckst_set_names(ckstore *p, const char *zName) {
+  char *zNew = sqlite3_mprintf("%s", zName);
+  char *zLabel = ckst_label(p->zDb, zName);
+  if (zNew == 0 || zLabel == 0) {
+    sqlite3_free(zNew);
+    sqlite3_free(zLabel);
+    return SQLITE_NOMEM;
+  }
+  sqlite3_free(p->zName);
+  sqlite3_free(p->zLabel);
+  p->zName = zNew;
+  p->zLabel = zLabel;
+  return SQLITE_OK;
+}
+
+int ckst_new(sqlite3 *db, const char *zDb, const char *zName,
+             ckstore **ppStore) {
+  ckstore *p = sqlite3_malloc64(sizeof(*p));
+  *ppStore = 0;
+  if (p == 0) return SQLITE_NOMEM;
+  memset(p, 0, sizeof(*p));
+  p->db = db;
+  p->zDb = sqlite3_mprintf("%s", zDb);
+  if (p->zDb == 0 || ckst_set_names(p, zName) != SQLITE_OK) {
+    ckst_free(p);
+    return SQLITE_NOMEM;
+  }
+  *ppStore = p;
+  return SQLITE_OK;
+}
+
+/* ---------------------------------------------------------------------
+** The block cache
+*/
+
+static uint32_t ckst_slot(const ckstore *p, uint64_t id) {
+  return (uint32_t)((id * 0x9E3779B97F4A7C15ULL) >> 32) & (p->nSlot - 1);
+}
+
+static ckst_block *ckst_cache_find(const ckstore *p, uint64_t id) {
+  uint32_t i;
+  if (p->nSlot == 0) return 0;
+  for (i = ckst_slot(p, id);; i = (i + 1) & (p->nSlot - 1)) {
+    ckst_block *b = p->aSlot[i];
+    if (b == 0 || b->id == id) return b;
+  }
+}
+
+static void ckst_cache_put(ckstore *p, ckst_block *b) {
+  uint32_t i = ckst_slot(p, b->id);
+  while (p->aSlot[i])
+    i = (i + 1) & (p->nSlot - 1);
+  p->aSlot[i] = b;
+}
+
+/* Make room for one more entry (load factor at most 1/2). */
+static int ckst_cache_reserve(ckstore *p) {
+  ckst_block **aOld = p->aSlot;
+  uint32_t nOld = p->nSlot, i;
+  uint32_t nNew;
+  if ((uint64_t)(p->nEntry + 1) * 2 <= p->nSlot) return SQLITE_OK;
+  nNew = p->nSlot ? p->nSlot * 2 : 64;
+  if (nNew == 0) return SQLITE_NOMEM;
+  p->aSlot = sqlite3_malloc64(sizeof(ckst_block *) * (uint64_t)nNew);
+  if (p->aSlot == 0) {
+    p->aSlot = aOld;
+    return SQLITE_NOMEM;
+  }
+  memset(p->aSlot, 0, sizeof(ckst_block *) * (uint64_t)nNew);
+  p->nSlot = nNew;
+  for (i = 0; i < nOld; i++) {
+    if (aOld[i]) ckst_cache_put(p, aOld[i]);
+  }
+  sqlite3_free(aOld);
+  return SQLITE_OK;
+}
+
+/* Drop every cached block, dirty ones included (callers flush first
+** when the changes must be kept). */
+static void ckst_cache_clear(ckstore *p) {
+  uint32_t i;
+  for (i = 0; i < p->nSlot; i++) {
+    sqlite3_free(p->aSlot[i]);
+    p->aSlot[i] = 0;
+  }
+  p->nEntry = 0;
+  p->nCacheBytes = 0;
+  p->pLast = 0;
+  p->nDirty = 0;
+}
+
+static int ckst_mark_dirty(ckstore *p, ckst_block *b) {
+  if (b->bDirty) return SQLITE_OK;
+  if (p->nDirty == p->nDirtyAlloc) {
+    uint32_t nNew = p->nDirtyAlloc ? p->nDirtyAlloc * 2 : 64;
+    uint64_t *aNew = sqlite3_realloc64(p->aDirty, sizeof(uint64_t) * nNew);
+    if (aNew == 0) return SQLITE_NOMEM;
+    p->aDirty = aNew;
+    p->nDirtyAlloc = nNew;
+  }
+  p->aDirty[p->nDirty++] = b->id;
+  b->bDirty = 1;
+  p->bChanged = 1;
+  return SQLITE_OK;
+}
+
+/* Read block j of level iLevel from the shadow table into a[]. */
+static int ckst_read_block(ckstore *p, int iLevel, uint64_t j, uint8_t *a,
+                           uint32_t nBytes) {
+  sqlite3_stmt *pStmt = 0;
+  int rc = ckst_stmt(p, CKST_READ_BLOCK, &pStmt);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)CKST_ID(iLevel, j));
+  rc = sqlite3_step(pStmt);
+  if (rc == SQLITE_ROW) {
+    int eType = sqlite3_column_type(pStmt, 0);
+    int n = sqlite3_column_bytes(pStmt, 0);
+    const void *pData = sqlite3_column_blob(pStmt, 0);
+    if (eType != SQLITE_BLOB) {
+      rc = ckst_corrupt(p,
+                        "block %d.%llu (id %lld of %s_blocks) is %s, "
+                        "not a BLOB",
+                        iLevel, (unsigned long long)j,
+                        (sqlite3_int64)CKST_ID(iLevel, j), p->zName,
+                        eType == SQLITE_NULL      ? "NULL"
+                        : eType == SQLITE_TEXT    ? "TEXT"
+                        : eType == SQLITE_INTEGER ? "an INTEGER"
+                                                  : "a REAL");
+    } else if ((uint32_t)n != nBytes) {
+      rc = ckst_corrupt(p,
+                        "block %d.%llu (id %lld of %s_blocks) has %d "
+                        "bytes, expected %u",
+                        iLevel, (unsigned long long)j,
+                        (sqlite3_int64)CKST_ID(iLevel, j), p->zName, n, nBytes);
+    } else if (pData == 0) {
+      rc = SQLITE_NOMEM;
+    } else {
+      memcpy(a, pData, nBytes);
+      p->nBlockRead++;
+      rc = SQLITE_OK;
+    }
+  } else if (rc == SQLITE_DONE) {
+    rc = ckst_corrupt(p, "block %d.%llu (id %lld of %s_blocks) is missing",
+                      iLevel, (unsigned long long)j,
+                      (sqlite3_int64)CKST_ID(iLevel, j), p->zName);
+  } else {
+    rc = ckst_sqlerr(p, rc);
+  }
+  sqlite3_reset(pStmt);
+  return rc;
+}
+
+static int ckst_flush_blocks(ckstore *p);
+
+/* The cached copy of block j of level iLevel, loaded if needed.  When the
+** cache would exceed its budget it is flushed and emptied first. */
+static int ckst_block_get(ckstore *p, int iLevel, uint64_t j,
+                          ckst_block **ppB) {
+  uint64_t id = CKST_ID(iLevel, j);
+  uint32_t nBytes = p->aLevel[iLevel].nBytes;
+  sqlite3_int64 nNeed = (sqlite3_int64)(sizeof(ckst_block) + nBytes);
+  ckst_block *b;
+  int rc;
+
+  if (p->pLast && p->pLast->id == id) {
+    *ppB = p->pLast;
+    return SQLITE_OK;
+  }
+  b = ckst_cache_find(p, id);
+  if (b == 0) {
+    if (p->nEntry > 0 && p->nCacheBytes + nNeed > p->cacheKib * 1024) {
+      rc = ckst_flush_blocks(p);
+      if (rc != SQLITE_OK) return rc;
+      ckst_cache_clear(p);
+    }
+    rc = ckst_cache_reserve(p);
+    if (rc != SQLITE_OK) return rc;
+    b = sqlite3_malloc64((sqlite3_uint64)nNeed);
+    if (b == 0) return SQLITE_NOMEM;
+    b->id = id;
+    b->bDirty = 0;
+    b->nBytes = nBytes;
+    rc = ckst_read_block(p, iLevel, j, b->a, nBytes);
+    if (rc != SQLITE_OK) {
+      sqlite3_free(b);
+      return rc;
+    }
+    ckst_cache_put(p, b);
+    p->nEntry++;
+    p->nCacheBytes += nNeed;
+  }
+  p->pLast = b;
+  *ppB = b;
+  return SQLITE_OK;
+}
+
+/* ---------------------------------------------------------------------
+** Loading and validating the configuration
+*/
+
+enum {
+  CKC_VERSION,
+  CKC_SEED,
+  CKC_BUCKET_SIZE,
+  CKC_VARIANT,
+  CKC_ERROR_RATE,
+  CKC_GROWTH,
+  CKC_CAPACITY,
+  CKC_BLOCK_SIZE,
+  CKC_CACHE_SIZE,
+  CKC_COOKIE,
+  CKC_N
+};
+static const char *const ckst_azKey[CKC_N] = {
+    "version", "seed",     "bucket_size", "variant",    "error_rate",
+    "growth",  "capacity", "block_size",  "cache_size", "cookie"};
+
+typedef struct ckst_cval {
+  int eType; /* 0: row missing */
+  sqlite3_int64 i;
+  double r;
+  char z[16]; /* TEXT values up to 15 bytes (longer ones: zLong set) */
+  int bLong;
+} ckst_cval;
+
+static const char *ckst_type_name(int eType) {
+  switch (eType) {
+  case SQLITE_INTEGER: return "an INTEGER";
+  case SQLITE_FLOAT: return "a REAL";
+  case SQLITE_TEXT: return "TEXT";
+  case SQLITE_BLOB: return "a BLOB";
+  default: return "NULL";
+  }
+}
+
+/* An INTEGER config value in [lo, hi], else corrupt. */
+static int ckst_cint(ckstore *p, const ckst_cval *a, int k, sqlite3_int64 lo,
+                     sqlite3_int64 hi, sqlite3_int64 *pV) {
+  if (a[k].eType == 0) {
+    return ckst_corrupt(p, "config row '%s' is missing from %s_config",
+                        ckst_azKey[k], p->zName);
+  }
+  if (a[k].eType != SQLITE_INTEGER) {
+    return ckst_corrupt(p, "config value '%s' must be an INTEGER (it is %s)",
+                        ckst_azKey[k], ckst_type_name(a[k].eType));
+  }
+  if (a[k].i < lo || a[k].i > hi) {
+    return ckst_corrupt(p,
+                        "config value '%s' is %lld, out of range (%lld "
+                        "to %lld)",
+                        ckst_azKey[k], a[k].i, lo, hi);
+  }
+  *pV = a[k].i;
+  return SQLITE_OK;
+}
+
+static int ckst_load_config(ckstore *p) {
+  ckst_cval a[CKC_N];
+  sqlite3_stmt *pStmt = 0;
+  sqlite3_int64 v;
+  int rc, k;
+
+  memset(a, 0, sizeof(a));
+  rc = ckst_prepare_shadow(p, "SELECT k, v FROM \"%w\".\"%w_config\"", "config",
+                           &pStmt);
+  if (rc != SQLITE_OK) return rc;
+  while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
+    const char *zKey = (const char *)sqlite3_column_text(pStmt, 0);
+    if (zKey == 0) {
+      if (sqlite3_column_type(pStmt, 0) != SQLITE_NULL) rc = SQLITE_NOMEM;
+      if (rc == SQLITE_NOMEM) break;
+      continue;
+    }
+    for (k = 0; k < CKC_N; k++) {
+      if (strcmp(zKey, ckst_azKey[k]) == 0) {
+        a[k].eType = sqlite3_column_type(pStmt, 1);
+        a[k].i = sqlite3_column_int64(pStmt, 1);
+        a[k].r = sqlite3_column_double(pStmt, 1);
+        if (a[k].eType == SQLITE_TEXT) {
+          const char *z = (const char *)sqlite3_column_text(pStmt, 1);
+          int n = sqlite3_column_bytes(pStmt, 1);
+          if (z == 0) {
+            rc = SQLITE_NOMEM;
+            break;
+          }
+          a[k].bLong = n >= (int)sizeof(a[k].z);
+          if (!a[k].bLong) memcpy(a[k].z, z, (size_t)n + 1);
+        }
+        break;
+      }
+    }
+    if (rc == SQLITE_NOMEM) break;
+  }
+  if (rc == SQLITE_DONE) {
+    rc = SQLITE_OK;
+  } else if (rc != SQLITE_NOMEM) {
+    rc = ckst_sqlerr(p, rc);
+  }
+  sqlite3_finalize(pStmt);
+  if (rc != SQLITE_OK) return rc;
+
+  /* The version first: a newer format may have other keys. */
+  if (a[CKC_VERSION].eType == SQLITE_INTEGER &&
+      a[CKC_VERSION].i > CKST_FORMAT_VERSION) {
+    return ckst_error(p, SQLITE_ERROR,
+                      " was created by a newer cuckoo (shadow-table format "
+                      "version %lld; this build, cuckoo " CUCKOO_VERSION
+                      ", reads version %d): load a newer cuckoo extension "
+                      "to use it",
+                      a[CKC_VERSION].i, CKST_FORMAT_VERSION);
+  }
+  rc = ckst_cint(p, a, CKC_VERSION, CKST_FORMAT_VERSION, CKST_FORMAT_VERSION,
+                 &v);
+  if (rc) return rc;
+  rc = ckst_cint(p, a, CKC_SEED, INT64_MIN, INT64_MAX, &v);
+  if (rc) return rc;
+  p->seed = (uint64_t)v;
+  rc = ckst_cint(p, a, CKC_BUCKET_SIZE, 2, 8, &v);
+  if (rc) return rc;
+  if (v != 2 && v != 4 && v != 8) {
+    return ckst_corrupt(p,
+                        "config value 'bucket_size' must be 2, 4 or 8 "
+                        "(it is %lld)",
+                        v);
+  }
+  p->bucketSize = (unsigned)v;
+  if (a[CKC_VARIANT].eType != SQLITE_TEXT || a[CKC_VARIANT].bLong ||
+      (strcmp(a[CKC_VARIANT].z, "plain") != 0 &&
+       strcmp(a[CKC_VARIANT].z, "semisort") != 0)) {
+    return ckst_corrupt(p,
+                        "config value 'variant' must be 'plain' or "
+                        "'semisort'%s",
+                        a[CKC_VARIANT].eType ? "" : " (the row is missing)");
+  }
+  p->flags = a[CKC_VARIANT].z[0] == 's' ? CF_FLAG_SEMISORT : 0;
+  if (p->flags && p->bucketSize != 4) {
+    return ckst_corrupt(p, "variant 'semisort' needs bucket_size 4");
+  }
+  if (a[CKC_ERROR_RATE].eType == 0) {
+    return ckst_corrupt(p, "config row 'error_rate' is missing from %s_config",
+                        p->zName);
+  }
+  if (a[CKC_ERROR_RATE].eType != SQLITE_FLOAT ||
+      !(a[CKC_ERROR_RATE].r > 0.0 && a[CKC_ERROR_RATE].r < 1.0)) {
+    return ckst_corrupt(p, "config value 'error_rate' must be a REAL "
+                           "between 0 and 1");
+  }
+  p->errorRate = a[CKC_ERROR_RATE].r;
+  rc = ckst_cint(p, a, CKC_GROWTH, 0, 1, &v);
+  if (rc) return rc;
+  p->growth = (int)v;
+  rc = ckst_cint(p, a, CKC_CAPACITY, 1, INT64_MAX, &p->capacity);
+  if (rc) return rc;
+  rc = ckst_cint(p, a, CKC_BLOCK_SIZE, CKST_MIN_BLOCK, CKST_MAX_BLOCK, &v);
+  if (rc) return rc;
+  p->blockSize = (int)v;
+  rc = ckst_cint(p, a, CKC_CACHE_SIZE, 1, CKST_MAX_CACHE_KIB, &p->cacheKib);
+  if (rc) return rc;
+  return ckst_cint(p, a, CKC_COOKIE, INT64_MIN, INT64_MAX, &p->cookie);
+}
+
+/* Derived block geometry of a level from its buckets per block. */
+static void ckst_level_blocks(ckst_level *pL, uint32_t nPer) {
+  pL->nPer = nPer;
+  pL->nBytes = (uint32_t)((uint64_t)nPer * cf_bucket_bits(&pL->p) / 8);
+  pL->nBlock = (pL->p.nbuckets + nPer - 1) / nPer;
+}
+
+/* Buckets per block for a new level: as many as fit in blockSize bytes,
+** a multiple of 8 (so every block is whole bytes), at least 8, and no
+** more than the level needs. */
+static uint32_t ckst_per_block(const cf_params *pp, int blockSize) {
+  uint64_t B = cf_bucket_bits(pp);
+  uint64_t nPer = ((uint64_t)blockSize * 8 / B) & ~(uint64_t)7;
+  uint64_t nAll = (pp->nbuckets + 7) & ~(uint64_t)7;
+  if (nPer < 8) nPer = 8;
+  if (nPer > nAll) nPer = nAll;
+  return (uint32_t)nPer;
+}
+
+static int ckst_load_levels(ckstore *p) {
+  sqlite3_stmt *pStmt = 0;
+  int rc, n = 0;
+
+  rc = ckst_prepare_shadow(
+      p,
+      "SELECT level, nbuckets, bucket_size, fp_bits, flags, capacity, "
+      "buckets_per_block, block_bytes, count FROM \"%w\".\"%w_levels\" "
+      "ORDER BY level",
+      "levels", &pStmt);
+  if (rc != SQLITE_OK) return rc;
+  while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
+    static const char *const azCol[] = {
+        "level",    "nbuckets",          "bucket_size", "fp_bits", "flags",
+        "capacity", "buckets_per_block", "block_bytes", "count"};
+    sqlite3_int64 a[9];
+    ckst_level *pL;
+    int i;
+    for (i = 0; i < 9; i++) {
+      if (sqlite3_column_type(pStmt, i) != SQLITE_INTEGER) {
+        rc = ckst_corrupt(p,
+                          "column %s of level row %d is %s, not an "
+                          "INTEGER",
+                          azCol[i], n,
+                          ckst_type_name(sqlite3_column_type(pStmt, i)));
+        break;
+      }
+      a[i] = sqlite3_column_int64(pStmt, i);
+    }
+    if (rc != SQLITE_ROW) break;
+    if (a[0] != n || n >= CKST_MAX_LEVELS) {
+      rc = ckst_corrupt(p,
+                        "%s_levels must number its rows 0, 1, 2, ... "
+                        "(at most %d; found level %lld where %d was "
+                        "expected)",
+                        p->zName, CKST_MAX_LEVELS, a[0], n);
+      break;
+    }
+    pL = &p->aLevel[n];
+    memset(pL, 0, sizeof(*pL));
+    pL->p.nbuckets = a[1] < 0 ? 0 : (uint64_t)a[1];
+    pL->p.bucket_size = (a[2] < 0 || a[2] > 255) ? 0 : (uint32_t)a[2];
+    pL->p.fp_bits = (a[3] < 0 || a[3] > 255) ? 0 : (uint32_t)a[3];
+    pL->p.flags = (a[4] < 0 || a[4] > 255) ? 0xff : (uint32_t)a[4];
+    pL->p.capacity = a[5] < 0 ? 0 : (uint64_t)a[5];
+    pL->p.seed = p->seed;
+    if (cf_params_check(&pL->p) != CF_OK) {
+      rc = ckst_corrupt(p,
+                        "level %d has an invalid geometry (nbuckets=%lld "
+                        "bucket_size=%lld fp_bits=%lld flags=%lld "
+                        "capacity=%lld)",
+                        n, a[1], a[2], a[3], a[4], a[5]);
+      break;
+    }
+    if (a[6] < 8 || a[6] % 8 != 0 ||
+        a[6] > (sqlite3_int64)((pL->p.nbuckets + 7) & ~(uint64_t)7) ||
+        a[7] != a[6] * (sqlite3_int64)cf_bucket_bits(&pL->p) / 8 ||
+        a[7] > 2 * CKST_MAX_BLOCK) {
+      rc = ckst_corrupt(p,
+                        "level %d has an invalid block geometry "
+                        "(buckets_per_block=%lld block_bytes=%lld)",
+                        n, a[6], a[7]);
+      break;
+    }
+    ckst_level_blocks(pL, (uint32_t)a[6]);
+    if (a[8] < 0 ||
+        (uint64_t)a[8] > pL->p.nbuckets * (uint64_t)pL->p.bucket_size) {
+      rc = ckst_corrupt(p,
+                        "level %d has an item count of %lld, more than "
+                        "its slots",
+                        n, a[8]);
+      break;
+    }
+    pL->nCount = (uint64_t)a[8];
+    n++;
+  }
+  if (rc == SQLITE_DONE) {
+    rc = SQLITE_OK;
+  } else if (rc != SQLITE_ROW && rc != SQLITE_CORRUPT_VTAB &&
+             rc != SQLITE_NOMEM) {
+    rc = ckst_sqlerr(p, rc);
+  }
+  sqlite3_finalize(pStmt);
+  if (rc == SQLITE_ROW) rc = SQLITE_CORRUPT_VTAB; /* reported above */
+  if (rc != SQLITE_OK) return rc;
+  if (n == 0) return ckst_corrupt(p, "%s_levels has no rows", p->zName);
+  p->nLevel = n;
+  return SQLITE_OK;
+}
+
+/* The last block of every level must be where the level's geometry puts
+** it (one indexed probe per level; a missing block in the middle is found
+** when it is read, or by cuckoo_check). */
+static int ckst_check_extent(ckstore *p) {
+  sqlite3_stmt *pStmt = 0;
+  int i, rc = ckst_stmt(p, CKST_LAST_BLOCK, &pStmt);
+  for (i = 0; rc == SQLITE_OK && i < p->nLevel; i++) {
+    const ckst_level *pL = &p->aLevel[i];
+    sqlite3_int64 iWant = (sqlite3_int64)CKST_ID(i, pL->nBlock - 1);
+    sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)CKST_ID(i, 0));
+    sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)CKST_ID(i + 1, 0));
+    rc = sqlite3_step(pStmt);
+    if (rc == SQLITE_ROW && sqlite3_column_int64(pStmt, 0) == iWant) {
+      rc = SQLITE_OK;
+    } else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+      rc = ckst_corrupt(
+          p,
+          "level %d should have %llu blocks in %s_blocks but its last "
+          "block is %s",
+          i, (unsigned long long)pL->nBlock, p->zName,
+          rc == SQLITE_DONE ? "missing"
+          : sqlite3_column_int64(pStmt, 0) < iWant
+              ? "missing"
+              : "followed by extra blocks");
+    } else {
+      rc = ckst_sqlerr(p, rc);
+    }
+    sqlite3_reset(pStmt);
+  }
+  return rc;
+}
+
+static int ckst_read_data_version(ckstore *p, sqlite3_int64 *pV) {
+  sqlite3_stmt *pStmt = 0;
+  int rc = ckst_stmt(p, CKST_DATA_VERSION, &pStmt);
+  if (rc != SQLITE_OK) return rc;
+  rc = sqlite3_step(pStmt);
+  if (rc == SQLITE_ROW) {
+    *pV = sqlite3_column_int64(pStmt, 0);
+    rc = SQLITE_OK;
+  } else {
+    rc = ckst_sqlerr(p, rc == SQLITE_DONE ? SQLITE_ERROR : rc);
+  }
+  sqlite3_reset(pStmt);
+  return rc;
+}
+
+static int ckst_load(ckstore *p) {
+  int rc = ckst_read_data_version(p, &p->iDataVersion);
+  if (rc == SQLITE_OK) rc = ckst_load_config(p);
+  if (rc == SQLITE_OK) rc = ckst_load_levels(p);
+  if (rc == SQLITE_OK) rc = ckst_check_extent(p);
+  if (rc == SQLITE_OK) p->bLoaded = 1;
+  return rc;
+}
+
+/* ---------------------------------------------------------------------
+** Levels
+*/
+
+/* Write level iLevel's row and its blocks: the bucket array aTable
+** (nTable bytes), or zeros if aTable is NULL. */
+static int ckst_write_level(ckstore *p, int iLevel, const uint8_t *aTable,
+                            uint64_t nTable) {
+  const ckst_level *pL = &p->aLevel[iLevel];
+  sqlite3_stmt *pStmt = 0;
+  uint8_t *aBuf = 0;
+  uint64_t j;
+  int rc = ckst_stmt(p, CKST_INSERT_BLOCK, &pStmt);
+  if (rc == SQLITE_OK && aTable) {
+    aBuf = sqlite3_malloc64(pL->nBytes);
+    if (aBuf == 0) rc = SQLITE_NOMEM;
+  }
+  for (j = 0; rc == SQLITE_OK && j < pL->nBlock; j++) {
+    sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)CKST_ID(iLevel, j));
+    if (aTable) {
+      uint64_t off = j * pL->nBytes;
+      uint64_t n = nTable - off < pL->nBytes ? nTable - off : pL->nBytes;
+      memset(aBuf, 0, pL->nBytes);
+      memcpy(aBuf, aTable + off, (size_t)n);
+      sqlite3_bind_blob(pStmt, 2, aBuf, (int)pL->nBytes, SQLITE_STATIC);
+    } else {
+      sqlite3_bind_zeroblob(pStmt, 2, (int)pL->nBytes);
+    }
+    rc = ckst_run(p, pStmt);
+    if ((rc & 0xff) == SQLITE_CONSTRAINT) {
+      /* a row of no level sits where the new level's block goes */
+      rc = ckst_corrupt(p,
+                        "block %d.%llu (id %lld of %s_blocks) already exists "
+                        "but belongs to no level",
+                        iLevel, (unsigned long long)j,
+                        (sqlite3_int64)CKST_ID(iLevel, j), p->zName);
+    }
+  }
+  if (pStmt) sqlite3_clear_bindings(pStmt);
+  sqlite3_free(aBuf);
+  if (rc == SQLITE_OK) rc = ckst_stmt(p, CKST_INSERT_LEVEL, &pStmt);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_int(pStmt, 1, iLevel);
+    sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)pL->p.nbuckets);
+    sqlite3_bind_int(pStmt, 3, (int)pL->p.bucket_size);
+    sqlite3_bind_int(pStmt, 4, (int)pL->p.fp_bits);
+    sqlite3_bind_int(pStmt, 5, (int)pL->p.flags);
+    sqlite3_bind_int64(pStmt, 6, (sqlite3_int64)pL->p.capacity);
+    sqlite3_bind_int64(pStmt, 7, (sqlite3_int64)pL->nPer);
+    sqlite3_bind_int64(pStmt, 8, (sqlite3_int64)pL->nBytes);
+    sqlite3_bind_int64(pStmt, 9, (sqlite3_int64)pL->nCount);
+    rc = ckst_run(p, pStmt);
+  }
+  return rc;
+}
+
+/* Append a level of geometry *pp holding nCount items (its bucket array
+** aTable, or empty).  The in-memory level is added only on success. */
+static int ckst_append_level(ckstore *p, const cf_params *pp,
+                             const uint8_t *aTable, uint64_t nTable,
+                             uint64_t nCount) {
+  int iLevel = p->nLevel;
+  ckst_level *pL = &p->aLevel[iLevel];
+  int rc;
+  memset(pL, 0, sizeof(*pL));
+  pL->p = *pp;
+  pL->nCount = nCount;
+  ckst_level_blocks(pL, ckst_per_block(pp, p->blockSize));
+  rc = ckst_write_level(p, iLevel, aTable, nTable);
+  if (rc == SQLITE_OK) {
+    p->nLevel++;
+    p->bChanged = 1;
+  }
+  return rc;
+}
+
+/* Geometry of level k for capacity and error rate, with the table's
+** bucket size, variant and seed; *pzErr on failure. */
+static int ckst_level_params(ckstore *p, sqlite3_int64 capacity, double er,
+                             cf_params *pp, char **pzErr) {
+  cksql_options o;
+  o.bucket_size = p->bucketSize;
+  o.seed = p->seed;
+  o.flags = p->flags;
+  return cksql_params(0, p->zLabel, capacity, er, &o, pp, pzErr);
+}
+
+/* Error rate level k is built for (see rule 2 of cuckoo_store.h). */
+static double ckst_level_rate(const ckstore *p, int k) {
+  return p->growth ? ldexp(p->errorRate, -(k + 1)) : p->errorRate;
+}
+
+static int ckst_grow(ckstore *p) {
+  int k = p->nLevel;
+  const ckst_level *pPrev = &p->aLevel[k - 1];
+  double er = ckst_level_rate(p, k);
+  cf_params params;
+  char *zErr = 0;
+  int rc;
+  if (k >= CKST_MAX_LEVELS) {
+    return ckst_error(p, SQLITE_ERROR,
+                      " is full and cannot grow: it has %d levels, the "
+                      "most a table can have; nothing was changed; create "
+                      "a table with a larger capacity",
+                      k);
+  }
+  if (pPrev->p.capacity > ((uint64_t)1 << 61) ||
+      cf_fp_bits_for(er, p->bucketSize) == 0) {
+    return ckst_error(p, SQLITE_ERROR,
+                      " is full and cannot grow: level %d would need "
+                      "fingerprints of more than 32 bits (error rate %g); "
+                      "nothing was changed; create a table with a larger "
+                      "capacity or error_rate",
+                      k, er);
+  }
+  rc = ckst_level_params(p, (sqlite3_int64)pPrev->p.capacity * 2, er, &params,
+                         &zErr);
+  if (rc != SQLITE_OK) {
+    if (zErr == 0) return SQLITE_NOMEM;
+    rc = ckst_error(p, SQLITE_ERROR,
+                    " is full and cannot grow (%s); nothing was changed", zErr);
+    sqlite3_free(zErr);
+    return rc;
+  }
+  return ckst_append_level(p, &params, 0, 0, 0);
+}
+
+int ckst_create(ckstore *p, const ckst_options *pOpt) {
+  static const char *const azCreate =
+      "CREATE TABLE \"%w\".\"%w_config\"(k TEXT PRIMARY KEY, v) WITHOUT "
+      "ROWID;"
+      "CREATE TABLE \"%w\".\"%w_levels\"(level INTEGER PRIMARY KEY, "
+      "nbuckets INTEGER, bucket_size INTEGER, fp_bits INTEGER, flags "
+      "INTEGER, capacity INTEGER, buckets_per_block INTEGER, block_bytes "
+      "INTEGER, count INTEGER);"
+      "CREATE TABLE \"%w\".\"%w_blocks\"(id INTEGER PRIMARY KEY, data BLOB);";
+  double er0 = pOpt->growth ? pOpt->error_rate / 2 : pOpt->error_rate;
+  sqlite3_stmt *pStmt = 0;
+  cf_params params;
+  char *zErr = 0, *zSql;
+  int rc, k;
+
+  if (cf_fp_bits_for(er0, pOpt->o.bucket_size) == 0) {
+    double lo = 2.0 * pOpt->o.bucket_size / 4294967296.0;
+    return ckst_error(p, SQLITE_ERROR,
+                      ": error_rate %g needs more than 32-bit fingerprints "
+                      "(smallest allowed with bucket_size=%u is %g%s)",
+                      pOpt->error_rate, pOpt->o.bucket_size,
+                      pOpt->growth ? 2 * lo : lo,
+                      pOpt->growth ? ", or half that with growth=off" : "");
+  }
+  rc =
+      cksql_params(0, p->zLabel, pOpt->capacity, er0, &pOpt->o, &params, &zErr);
+  if (rc != SQLITE_OK) {
+    if (zErr == 0) return SQLITE_NOMEM;
+    sqlite3_free(p->zErr);
+    p->zErr = zErr;
+    return SQLITE_ERROR;
+  }
+  p->seed = pOpt->o.seed;
+  p->bucketSize = pOpt->o.bucket_size;
+  p->flags = pOpt->o.flags;
+  p->errorRate = pOpt->error_rate;
+  p->growth = pOpt->growth;
+  p->capacity = pOpt->capacity;
+  p->cacheKib = pOpt->cache_kib;
+  p->cookie = 0;
+  p->blockSize = pOpt->block_size;
+  if (p->blockSize == 0) {
+    /* One block per b-tree leaf page: the page less the cell and record
+    ** overhead, so that no block spills into an overflow page. */
+    sqlite3_int64 nPage = 4096;
+    zSql = sqlite3_mprintf("PRAGMA \"%w\".page_size", p->zDb);
+    if (zSql == 0) return SQLITE_NOMEM;
+    rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+    sqlite3_free(zSql);
+    if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+      nPage = sqlite3_column_int64(pStmt, 0);
+    }
+    rc = sqlite3_finalize(pStmt);
+    if (rc != SQLITE_OK) return ckst_sqlerr(p, rc);
+    p->blockSize = (int)(nPage - 64 < CKST_MIN_BLOCK   ? CKST_MIN_BLOCK
+                         : nPage - 64 > CKST_MAX_BLOCK ? CKST_MAX_BLOCK
+                                                       : nPage - 64);
+  }
+
+  rc = ckst_exec(p, azCreate);
+  if (rc != SQLITE_OK) return rc;
+  zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_config\"(k, v) "
+                         "VALUES(?1, ?2)",
+                         p->zDb, p->zName);
+  if (zSql == 0) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) return ckst_sqlerr(p, rc);
+  for (k = 0; rc == SQLITE_OK && k < CKC_N; k++) {
+    sqlite3_bind_text(pStmt, 1, ckst_azKey[k], -1, SQLITE_STATIC);
+    switch (k) {
+    case CKC_VERSION: sqlite3_bind_int(pStmt, 2, CKST_FORMAT_VERSION); break;
+    case CKC_SEED: sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)p->seed); break;
+    case CKC_BUCKET_SIZE: sqlite3_bind_int(pStmt, 2, (int)p->bucketSize); break;
+    case CKC_VARIANT:
+      sqlite3_bind_text(pStmt, 2, p->flags ? "semisort" : "plain", -1,
+                        SQLITE_STATIC);
+      break;
+    case CKC_ERROR_RATE: sqlite3_bind_double(pStmt, 2, p->errorRate); break;
+    case CKC_GROWTH: sqlite3_bind_int(pStmt, 2, p->growth); break;
+    case CKC_CAPACITY: sqlite3_bind_int64(pStmt, 2, p->capacity); break;
+    case CKC_BLOCK_SIZE: sqlite3_bind_int(pStmt, 2, p->blockSize); break;
+    case CKC_CACHE_SIZE: sqlite3_bind_int64(pStmt, 2, p->cacheKib); break;
+    default: sqlite3_bind_int64(pStmt, 2, p->cookie); break;
+    }
+    rc = ckst_run(p, pStmt);
+  }
+  sqlite3_finalize(pStmt);
+  if (rc != SQLITE_OK) return rc;
+  p->nLevel = 0;
+  rc = ckst_append_level(p, &params, 0, 0, 0);
+  if (rc == SQLITE_OK) rc = ckst_read_data_version(p, &p->iDataVersion);
+  if (rc == SQLITE_OK) {
+    p->bLoaded = 1;
+    p->bChanged = 0;
+  }
+  return rc;
+}
+
+/* ---------------------------------------------------------------------
+** Item operations: the core's algorithms over cf_store callbacks that
+** read and write buckets of cached blocks.
+*/
+
+typedef struct ckst_access {
+  ckstore *p;
+  int iLevel;
+  const ckst_level *pL;
+} ckst_access;
+
+static int ckst_read_cb(void *ctx, uint32_t bucket, uint32_t *fps) {
+  ckst_access *x = (ckst_access *)ctx;
+  uint64_t j = bucket / x->pL->nPer;
+  ckst_block *b;
+  int rc = ckst_block_get(x->p, x->iLevel, j, &b);
+  if (rc != SQLITE_OK) {
+    x->p->rcStore = rc;
+    return 1;
+  }
+  cf_region_get(&x->pL->p, b->a, b->nBytes, bucket - j * x->pL->nPer, fps);
+  return 0;
+}
+
+static int ckst_write_cb(void *ctx, uint32_t bucket, const uint32_t *fps) {
+  ckst_access *x = (ckst_access *)ctx;
+  uint64_t j = bucket / x->pL->nPer;
+  ckst_block *b;
+  int rc = ckst_block_get(x->p, x->iLevel, j, &b);
+  if (rc == SQLITE_OK) rc = ckst_mark_dirty(x->p, b);
+  if (rc != SQLITE_OK) {
+    x->p->rcStore = rc;
+    return 1;
+  }
+  cf_region_set(&x->pL->p, b->a, b->nBytes, bucket - j * x->pL->nPer, fps);
+  return 0;
+}
+
+static void ckst_access_init(ckstore *p, int iLevel, ckst_access *x,
+                             cf_store *st) {
+  x->p = p;
+  x->iLevel = iLevel;
+  x->pL = &p->aLevel[iLevel];
+  st->ctx = x;
+  st->read = ckst_read_cb;
+  st->write = ckst_write_cb;
+}
+
+/* The result code a failed store operation leaves (message set). */
+static int ckst_store_rc(ckstore *p) {
+  int rc = p->rcStore ? p->rcStore : SQLITE_ERROR;
+  p->rcStore = 0;
+  if (rc != SQLITE_NOMEM && p->zErr == 0) {
+    rc = ckst_error(p, rc, ": I/O error in the block store");
+  }
+  return rc;
+}
+
+/* Does level iLevel hold a fingerprint matching hash?  (-1: error) */
+static int ckst_match(ckstore *p, int iLevel, uint64_t hash) {
+  ckst_access x;
+  cf_store st;
+  int found = 0;
+  ckst_access_init(p, iLevel, &x, &st);
+  if (cf_store_contains(&x.pL->p, &st, cf_key_from(&x.pL->p, hash), &found) !=
+      CF_OK) {
+    return -1;
+  }
+  return found;
+}
+
+int ckst_contains(ckstore *p, uint64_t hash, int *pFound) {
+  int i;
+  *pFound = 0;
+  for (i = p->nLevel - 1; i >= 0; i--) {
+    int m = ckst_match(p, i, hash);
+    if (m < 0) return ckst_store_rc(p);
+    if (m) {
+      *pFound = 1;
+      break;
+    }
+  }
+  return SQLITE_OK;
+}
+
+static int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
+  ckst_access x;
+  cf_store st;
+  int rc;
+  ckst_access_init(p, iLevel, &x, &st);
+  rc = cf_store_insert(&x.pL->p, &st, cf_key_from(&x.pL->p, hash));
+  if (rc == CF_OK) {
+    p->aLevel[iLevel].nCount++;
+    p->aLevel[iLevel].bCountDirty = 1;
+  }
+  return rc;
+}
+
+int ckst_insert(ckstore *p, uint64_t hash) {
+  int rc, i, iLast = p->nLevel - 1;
+  const ckst_level *pL;
+  /* An item that already matches on an older level gets its new copy
+  ** there (rule 3), so that copies of one item stay on one level. */
+  for (i = iLast - 1; i >= 0; i--) {
+    int m = ckst_match(p, i, hash);
+    if (m < 0) return ckst_store_rc(p);
+    if (m == 0) continue;
+    rc = ckst_insert_level(p, i, hash);
+    if (rc == CF_FULL) break; /* no room there: the last level takes it */
+    iLast = i;
+    goto done;
+  }
+  pL = &p->aLevel[iLast];
+  if (p->growth && pL->nCount >= pL->p.capacity) {
+    rc = ckst_grow(p);
+    if (rc != SQLITE_OK) return rc;
+    iLast++;
+  }
+  rc = ckst_insert_level(p, iLast, hash);
+  if (rc == CF_FULL && p->growth) {
+    int rc2 = ckst_grow(p);
+    if (rc2 != SQLITE_OK) return rc2;
+    rc = ckst_insert_level(p, ++iLast, hash);
+  }
+done:
+  pL = &p->aLevel[iLast];
+  switch (rc) {
+  case CF_OK: return SQLITE_OK;
+  case CF_FULL:
+    return ckst_error(p, SQLITE_ERROR,
+                      " is full (%llu items in %llu slots, capacity %llu, "
+                      "growth off); nothing was changed; create it with a "
+                      "larger capacity, or with growth on (the default)",
+                      (unsigned long long)pL->nCount,
+                      (unsigned long long)(pL->p.nbuckets * pL->p.bucket_size),
+                      (unsigned long long)pL->p.capacity);
+  case CF_TOO_MANY:
+    return ckst_error(p, SQLITE_ERROR,
+                      ": too many copies of one item (at most %u copies "
+                      "of an item fit: both of its buckets are full of "
+                      "it); nothing was changed",
+                      2 * pL->p.bucket_size);
+  default: return ckst_store_rc(p);
+  }
+}
+
+int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved) {
+  ckst_access x;
+  cf_store st;
+  int i, iFound = -1, rc;
+  *pRemoved = 0;
+  /* The one level that matches (rule 3): an item matching on several
+  ** levels is left alone, since one of those matches is another item's
+  ** copy and removing it would make that item a false negative. */
+  for (i = p->nLevel - 1; i >= 0; i--) {
+    int m = ckst_match(p, i, hash);
+    if (m < 0) return ckst_store_rc(p);
+    if (m == 0) continue;
+    if (iFound >= 0) return SQLITE_OK;
+    iFound = i;
+  }
+  if (iFound < 0) return SQLITE_OK;
+  ckst_access_init(p, iFound, &x, &st);
+  rc = cf_store_remove(&x.pL->p, &st, cf_key_from(&x.pL->p, hash));
+  if (rc == CF_NOTFOUND) return SQLITE_OK;
+  if (rc != CF_OK) return ckst_store_rc(p);
+  if (p->aLevel[iFound].nCount == 0) {
+    return ckst_corrupt(p, "level %d holds an item but its count is 0", iFound);
+  }
+  p->aLevel[iFound].nCount--;
+  p->aLevel[iFound].bCountDirty = 1;
+  *pRemoved = 1;
+  return SQLITE_OK;
+}
+
+/* ---------------------------------------------------------------------
+** Flush, discard, refresh
+*/
+
+static int ckst_cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Write every dirty block into its pre-sized row (in id order). */
+static int ckst_flush_blocks(ckstore *p) {
+  sqlite3_blob *pBlob = 0;
+  char *zTab;
+  uint32_t i;
+  int rc = SQLITE_OK, rc2;
+  if (p->nDirty == 0) return SQLITE_OK;
+  zTab = sqlite3_mprintf("%s_blocks", p->zName);
+  if (zTab == 0) return SQLITE_NOMEM;
+  qsort(p->aDirty, p->nDirty, sizeof(uint64_t), ckst_cmp_u64);
+  for (i = 0; rc == SQLITE_OK && i < p->nDirty; i++) {
+    uint64_t id = p->aDirty[i];
+    ckst_block *b = ckst_cache_find(p, id);
+    if (b == 0 || !b->bDirty) continue;
+    if (pBlob == 0) {
+      rc = sqlite3_blob_open(p->db, p->zDb, zTab, "data", (sqlite3_int64)id, 1,
+                             &pBlob);
+    } else {
+      rc = sqlite3_blob_reopen(pBlob, (sqlite3_int64)id);
+    }
+    if (rc == SQLITE_ERROR) {
+      rc = ckst_corrupt(p,
+                        "block %d.%llu (id %lld of %s_blocks) cannot be "
+                        "written: %s",
+                        (int)(id >> 32), (unsigned long long)(id & 0xffffffff),
+                        (sqlite3_int64)id, p->zName, sqlite3_errmsg(p->db));
+    } else if (rc != SQLITE_OK) {
+      rc = ckst_sqlerr(p, rc);
+    } else if ((uint32_t)sqlite3_blob_bytes(pBlob) != b->nBytes) {
+      rc = ckst_corrupt(p,
+                        "block %d.%llu (id %lld of %s_blocks) has %d "
+                        "bytes, expected %u",
+                        (int)(id >> 32), (unsigned long long)(id & 0xffffffff),
+                        (sqlite3_int64)id, p->zName, sqlite3_blob_bytes(pBlob),
+                        b->nBytes);
+    } else {
+      rc = sqlite3_blob_write(pBlob, b->a, (int)b->nBytes, 0);
+      if (rc == SQLITE_OK) {
+        b->bDirty = 0;
+      } else {
+        rc = ckst_sqlerr(p, rc);
+      }
+    }
+  }
+  rc2 = sqlite3_blob_close(pBlob);
+  if (rc == SQLITE_OK && rc2 != SQLITE_OK) rc = ckst_sqlerr(p, rc2);
+  sqlite3_free(zTab);
+  if (rc == SQLITE_OK) p->nDirty = 0;
+  return rc;
+}
+
+int ckst_flush(ckstore *p) {
+  sqlite3_stmt *pStmt = 0;
+  int i, rc;
+  if (!p->bLoaded) return SQLITE_OK;
+  rc = ckst_flush_blocks(p);
+  for (i = 0; rc == SQLITE_OK && i < p->nLevel; i++) {
+    if (!p->aLevel[i].bCountDirty) continue;
+    rc = ckst_stmt(p, CKST_WRITE_COUNT, &pStmt);
+    if (rc != SQLITE_OK) break;
+    sqlite3_bind_int(pStmt, 1, i);
+    sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)p->aLevel[i].nCount);
+    rc = ckst_run(p, pStmt);
+    if (rc == SQLITE_OK) p->aLevel[i].bCountDirty = 0;
+    p->bChanged = 1;
+  }
+  if (rc == SQLITE_OK && p->bChanged && !p->bCookieBumped) {
+    /* The cookie is only compared for equality: it wraps around (in
+    ** unsigned arithmetic, so that a stored INT64_MAX is no overflow). */
+    sqlite3_int64 iNext = (sqlite3_int64)((sqlite3_uint64)p->cookie + 1);
+    rc = ckst_stmt(p, CKST_WRITE_COOKIE, &pStmt);
+    if (rc == SQLITE_OK) {
+      sqlite3_bind_int64(pStmt, 1, iNext);
+      rc = ckst_run(p, pStmt);
+    }
+    if (rc == SQLITE_OK) {
+      p->cookie = iNext;
+      p->bCookieBumped = 1;
+    }
+  }
+  if (rc == SQLITE_OK) p->bChanged = 0;
+  return rc;
+}
+
+void ckst_discard(ckstore *p) {
+  ckst_cache_clear(p);
+  p->bLoaded = 0;
+  p->bChanged = 0;
+  p->bCookieBumped = 0;
+  p->nLevel = 0;
+}
+
+void ckst_commit(ckstore *p) { p->bCookieBumped = 0; }
+
+/* Another connection may have committed: compare data_version, then the
+** cookie; on a change, drop the cache and reload. */
+static int ckst_refresh(ckstore *p) {
+  sqlite3_stmt *pStmt = 0;
+  sqlite3_int64 v;
+  int rc;
+  if (p->nDirty || p->bChanged) return SQLITE_OK; /* we are the writer */
+  rc = ckst_read_data_version(p, &v);
+  if (rc != SQLITE_OK || v == p->iDataVersion) return rc;
+  p->iDataVersion = v;
+  rc = ckst_stmt(p, CKST_READ_COOKIE, &pStmt);
+  if (rc != SQLITE_OK) return rc;
+  rc = sqlite3_step(pStmt);
+  if (rc == SQLITE_ROW) {
+    int same = sqlite3_column_type(pStmt, 0) == SQLITE_INTEGER &&
+               sqlite3_column_int64(pStmt, 0) == p->cookie;
+    sqlite3_reset(pStmt);
+    if (same) return SQLITE_OK;
+    ckst_discard(p);
+    return ckst_load(p);
+  }
+  sqlite3_reset(pStmt);
+  if (rc == SQLITE_DONE) {
+    return ckst_corrupt(p, "config row 'cookie' is missing from %s_config",
+                        p->zName);
+  }
+  return ckst_sqlerr(p, rc);
+}
+
+int ckst_ready(ckstore *p, int bRefresh) {
+  if (!p->bLoaded) {
+    int rc = ckst_load(p);
+    if (rc != SQLITE_OK) ckst_discard(p);
+    return rc;
+  }
+  return bRefresh ? ckst_refresh(p) : SQLITE_OK;
+}
+
+/* ---------------------------------------------------------------------
+** Rename, drop, free
+*/
+
+int ckst_rename(ckstore *p, const char *zNewName) {
+  char *zSql;
+  int rc;
+  ckst_finalize(p);
+  zSql = sqlite3_mprintf(
+      "ALTER TABLE \"%w\".\"%w_config\" RENAME TO \"%w_config\";"
+      "ALTER TABLE \"%w\".\"%w_levels\" RENAME TO \"%w_levels\";"
+      "ALTER TABLE \"%w\".\"%w_blocks\" RENAME TO \"%w_blocks\";",
+      p->zDb, p->zName, zNewName, p->zDb, p->zName, zNewName, p->zDb, p->zName,
+      zNewName);
+  if (zSql == 0) return SQLITE_NOMEM;
+  rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) return ckst_sqlerr(p, rc);
+  return ckst_set_names(p, zNewName);
+}
+
+int ckst_drop(ckstore *p) {
+  ckst_finalize(p);
+  return ckst_exec(p, "DROP TABLE IF EXISTS \"%w\".\"%w_config\";"
+                      "DROP TABLE IF EXISTS \"%w\".\"%w_levels\";"
+                      "DROP TABLE IF EXISTS \"%w\".\"%w_blocks\";");
+}
+
+void ckst_free(ckstore *p) {
+  if (p == 0) return;
+  ckst_finalize(p);
+  ckst_cache_clear(p);
+  sqlite3_free(p->aSlot);
+  sqlite3_free(p->aDirty);
+  sqlite3_free(p->zDb);
+  sqlite3_free(p->zName);
+  sqlite3_free(p->zLabel);
+  sqlite3_free(p->zErr);
+  sqlite3_free(p);
+}
+
+/* ---------------------------------------------------------------------
+** Export and import
+*/
+
+/* Copy block j of level iLevel into a[] (nBytes): the cached copy if
+** there is one (it may hold changes not yet flushed), else the row. */
+static int ckst_copy_block(ckstore *p, int iLevel, uint64_t j, uint8_t *a) {
+  ckst_block *b = ckst_cache_find(p, CKST_ID(iLevel, j));
+  if (b) {
+    memcpy(a, b->a, b->nBytes);
+    return SQLITE_OK;
+  }
+  return ckst_read_block(p, iLevel, j, a, p->aLevel[iLevel].nBytes);
+}
+
+/* True if a[] has only zero bits from bit iBit on (n bytes in all). */
+static int ckst_zero_from(const uint8_t *a, uint64_t n, uint64_t iBit) {
+  uint64_t i = iBit / 8;
+  if (i >= n) return 1;
+  if (iBit % 8 && (a[i] >> (iBit % 8)) != 0) return 0;
+  for (i += (iBit % 8) != 0; i < n; i++) {
+    if (a[i]) return 0;
+  }
+  return 1;
+}
+
+/* Buckets of level pL that live in block j. */
+static uint64_t ckst_buckets_in(const ckst_level *pL, uint64_t j) {
+  uint64_t first = j * pL->nPer;
+  return pL->p.nbuckets - first < pL->nPer ? pL->p.nbuckets - first : pL->nPer;
+}
+
+int ckst_export(ckstore *p, int iLevel, uint8_t **paOut, sqlite3_int64 *pnOut) {
+  const ckst_level *pL = &p->aLevel[iLevel];
+  uint64_t nTable = cf_table_size(&pL->p);
+  uint64_t nTotal = CF_HEADER_SIZE + nTable;
+  uint8_t *aOut, *aBuf;
+  const char *zWhy = 0;
+  cf_filter f;
+  uint64_t j;
+  int rc = SQLITE_OK;
+
+  *paOut = 0;
+  *pnOut = 0;
+  if (nTotal > (uint64_t)sqlite3_limit(p->db, SQLITE_LIMIT_LENGTH, -1)) {
+    return ckst_error(p, SQLITE_TOOBIG,
+                      ": level %d would be a BLOB of %llu bytes, more than "
+                      "SQLITE_LIMIT_LENGTH (%d)",
+                      iLevel, (unsigned long long)nTotal,
+                      sqlite3_limit(p->db, SQLITE_LIMIT_LENGTH, -1));
+  }
+  aOut = sqlite3_malloc64(nTotal);
+  aBuf = sqlite3_malloc64(pL->nBytes);
+  if (aOut == 0 || aBuf == 0) {
+    sqlite3_free(aOut);
+    sqlite3_free(aBuf);
+    return SQLITE_NOMEM;
+  }
+  cf_init(&f, &pL->p, aOut);
+  cf_put_u64(aOut + 24, pL->nCount);
+  for (j = 0; rc == SQLITE_OK && j < pL->nBlock; j++) {
+    uint64_t off = j * pL->nBytes;
+    uint64_t n = nTable - off < pL->nBytes ? nTable - off : pL->nBytes;
+    rc = ckst_copy_block(p, iLevel, j, aBuf);
+    if (rc != SQLITE_OK) break;
+    if (!ckst_zero_from(aBuf, pL->nBytes,
+                        ckst_buckets_in(pL, j) * cf_bucket_bits(&pL->p))) {
+      rc = ckst_corrupt(p,
+                        "block %d.%llu has bits set past the level's "
+                        "last bucket",
+                        iLevel, (unsigned long long)j);
+      break;
+    }
+    memcpy(aOut + CF_HEADER_SIZE + off, aBuf, (size_t)n);
+  }
+  sqlite3_free(aBuf);
+  if (rc == SQLITE_OK && cf_open(&f, aOut, nTotal, &zWhy) != CF_OK) {
+    rc = ckst_corrupt(p, "level %d does not form a valid filter (%s)", iLevel,
+                      zWhy);
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_free(aOut);
+    return rc;
+  }
+  *paOut = aOut;
+  *pnOut = (sqlite3_int64)nTotal;
+  return SQLITE_OK;
+}
+
+int ckst_import(ckstore *p, const void *aBlob, int nBlob) {
+  const char *zWhy = 0;
+  cf_filter f;
+  uint64_t nSlots, nTotal = 0;
+  int i, rc;
+
+  if (cf_open(&f, aBlob, (size_t)(nBlob < 0 ? 0 : nBlob), &zWhy) != CF_OK) {
+    return ckst_error(p, SQLITE_ERROR,
+                      ": the imported value is not a valid cuckoo filter: "
+                      "%s",
+                      zWhy);
+  }
+  if (f.p.seed != p->seed) {
+    return ckst_error(p, SQLITE_ERROR,
+                      ": the imported filter has seed %llu but the table "
+                      "has seed %llu; create the table with seed=%llu",
+                      (unsigned long long)f.p.seed, (unsigned long long)p->seed,
+                      (unsigned long long)f.p.seed);
+  }
+  nSlots = cf_count_slots(&f);
+  if (nSlots != f.count) {
+    return ckst_error(p, SQLITE_ERROR,
+                      ": the imported filter is inconsistent: its header "
+                      "says %llu items but %llu slots are in use",
+                      (unsigned long long)f.count, (unsigned long long)nSlots);
+  }
+  for (i = 0; i < p->nLevel; i++)
+    nTotal += p->aLevel[i].nCount;
+  if (nTotal == 0) {
+    /* An empty table takes the filter as its only level. */
+    ckst_cache_clear(p);
+    rc = ckst_exec(p, "DELETE FROM \"%w\".\"%w_blocks\";"
+                      "DELETE FROM \"%w\".\"%w_levels\";");
+    if (rc != SQLITE_OK) return rc;
+    p->nLevel = 0;
+  } else if (p->nLevel >= CKST_MAX_LEVELS) {
+    return ckst_error(p, SQLITE_ERROR,
+                      ": cannot import: the table already has %d levels, "
+                      "the most a table can have",
+                      p->nLevel);
+  }
+  return ckst_append_level(p, &f.p, f.table, f.table_size, f.count);
+}
+
+/* ---------------------------------------------------------------------
+** Integrity check
+*/
+
+#define CKST_MAX_PROBLEMS 100
+
+typedef struct ckst_report {
+  sqlite3_str *pStr;
+  int nProblem;
+} ckst_report;
+
+static void ckst_problem(ckst_report *r, const char *zFmt, ...) {
+  va_list ap;
+  r->nProblem++;
+  if (r->nProblem > CKST_MAX_PROBLEMS) return;
+  if (r->nProblem > 1) sqlite3_str_append(r->pStr, "\n", 1);
+  va_start(ap, zFmt);
+  sqlite3_str_vappendf(r->pStr, zFmt, ap);
+  va_end(ap);
+}
+
+/* Non-empty slots of one block's buckets. */
+static uint64_t ckst_block_slots(const ckst_level *pL, const uint8_t *a,
+                                 uint64_t nBuckets) {
+  uint32_t fps[CF_MAX_BUCKET_SIZE];
+  uint64_t i, n = 0;
+  unsigned s;
+  for (i = 0; i < nBuckets; i++) {
+    cf_region_get(&pL->p, a, pL->nBytes, i, fps);
+    for (s = 0; s < pL->p.bucket_size; s++)
+      n += fps[s] != 0;
+  }
+  return n;
+}
+
+static void ckst_missing(ckst_report *r, ckstore *p, int iLevel, uint64_t from,
+                         uint64_t to) {
+  if (to - from == 1) {
+    ckst_problem(r, "%s: block %d.%llu (id %lld of %s_blocks) is missing",
+                 p->zLabel, iLevel, (unsigned long long)from,
+                 (sqlite3_int64)CKST_ID(iLevel, from), p->zName);
+  } else {
+    ckst_problem(r, "%s: blocks %d.%llu to %d.%llu are missing", p->zLabel,
+                 iLevel, (unsigned long long)from, iLevel,
+                 (unsigned long long)(to - 1));
+  }
+}
+
+/* Check every block row; bLevels: the configuration loaded. */
+static int ckst_check_blocks(ckstore *p, ckst_report *r) {
+  uint64_t aNext[CKST_MAX_LEVELS], aSlots[CKST_MAX_LEVELS];
+  sqlite3_stmt *pStmt = 0;
+  int i, rc;
+
+  memset(aNext, 0, sizeof(aNext));
+  memset(aSlots, 0, sizeof(aSlots));
+  rc = ckst_prepare_shadow(
+      p, "SELECT id, data FROM \"%w\".\"%w_blocks\" ORDER BY id", "blocks",
+      &pStmt);
+  if (rc == SQLITE_CORRUPT_VTAB) {
+    ckst_problem(r, "%s", p->zErr);
+    sqlite3_free(ckst_take_error(p));
+    return SQLITE_OK;
+  }
+  if (rc != SQLITE_OK) return rc;
+  while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
+    sqlite3_int64 id = sqlite3_column_int64(pStmt, 0);
+    int iLevel = (int)(id >> 32);
+    uint64_t j = (uint64_t)id & 0xffffffff;
+    const ckst_level *pL;
+    const uint8_t *a;
+    ckst_block *b;
+    int eType, n;
+    if (id < 0 || iLevel >= p->nLevel) {
+      ckst_problem(r, "%s: row id %lld of %s_blocks belongs to no level",
+                   p->zLabel, id, p->zName);
+      continue;
+    }
+    pL = &p->aLevel[iLevel];
+    if (j >= pL->nBlock) {
+      ckst_problem(r,
+                   "%s: row id %lld of %s_blocks is past the last block "
+                   "of level %d",
+                   p->zLabel, id, p->zName, iLevel);
+      continue;
+    }
+    if (j > aNext[iLevel]) ckst_missing(r, p, iLevel, aNext[iLevel], j);
+    aNext[iLevel] = j + 1;
+    eType = sqlite3_column_type(pStmt, 1);
+    a = (const uint8_t *)sqlite3_column_blob(pStmt, 1);
+    n = sqlite3_column_bytes(pStmt, 1);
+    if (eType != SQLITE_BLOB) {
+      ckst_problem(r, "%s: block %d.%llu is %s, not a BLOB", p->zLabel, iLevel,
+                   (unsigned long long)j, ckst_type_name(eType));
+      continue;
+    }
+    if ((uint32_t)n != pL->nBytes) {
+      ckst_problem(r, "%s: block %d.%llu has %d bytes, expected %u", p->zLabel,
+                   iLevel, (unsigned long long)j, n, pL->nBytes);
+      continue;
+    }
+    if (a == 0) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
+    /* Unflushed changes of this connection count; clean cached copies
+    ** do not (the row is what is checked). */
+    b = ckst_cache_find(p, (uint64_t)id);
+    if (b && b->bDirty) a = b->a;
+    if (!ckst_zero_from(a, pL->nBytes,
+                        ckst_buckets_in(pL, j) * cf_bucket_bits(&pL->p))) {
+      ckst_problem(r,
+                   "%s: block %d.%llu has bits set past the level's last "
+                   "bucket",
+                   p->zLabel, iLevel, (unsigned long long)j);
+    }
+    aSlots[iLevel] += ckst_block_slots(pL, a, ckst_buckets_in(pL, j));
+  }
+  if (rc == SQLITE_DONE) {
+    rc = SQLITE_OK;
+  } else if (rc != SQLITE_NOMEM) {
+    ckst_problem(r, "%s: cannot read %s_blocks: %s", p->zLabel, p->zName,
+                 sqlite3_errmsg(p->db));
+    rc = SQLITE_OK;
+  }
+  sqlite3_finalize(pStmt);
+  for (i = 0; rc == SQLITE_OK && i < p->nLevel; i++) {
+    const ckst_level *pL = &p->aLevel[i];
+    if (aNext[i] < pL->nBlock) ckst_missing(r, p, i, aNext[i], pL->nBlock);
+    if (aSlots[i] != pL->nCount) {
+      ckst_problem(r,
+                   "%s: level %d has an item count of %llu but %llu "
+                   "slots in use",
+                   p->zLabel, i, (unsigned long long)pL->nCount,
+                   (unsigned long long)aSlots[i]);
+    }
+  }
+  return rc;
+}
+
+int ckst_check(ckstore *p, char **pzReport) {
+  ckst_report r;
+  int rc;
+  *pzReport = 0;
+  r.pStr = sqlite3_str_new(p->db);
+  r.nProblem = 0;
+  /* Validate the rows as they are now, not as first loaded (unless this
+  ** connection has changes not yet written to them). */
+  if (p->nDirty == 0 && !p->bChanged) ckst_discard(p);
+  rc = ckst_ready(p, 1);
+  if (rc == SQLITE_OK) {
+    rc = ckst_check_blocks(p, &r);
+  } else if (rc != SQLITE_NOMEM && p->zErr) {
+    ckst_problem(&r, "%s", p->zErr);
+    sqlite3_free(ckst_take_error(p));
+    rc = SQLITE_OK;
+  }
+  if (r.nProblem > CKST_MAX_PROBLEMS) {
+    sqlite3_str_appendf(r.pStr, "\n... and %d more problems",
+                        r.nProblem - CKST_MAX_PROBLEMS);
+  }
+  if (r.nProblem == 0) sqlite3_str_appendall(r.pStr, "ok");
+  if (rc == SQLITE_OK) rc = sqlite3_str_errcode(r.pStr);
+  *pzReport = sqlite3_str_finish(r.pStr);
+  if (rc != SQLITE_OK) {
+    sqlite3_free(*pzReport);
+    *pzReport = 0;
+  }
+  return rc;
+}
+
+/* ---------------------------------------------------------------------
+** Description
+*/
+
+static double ckst_level_fpr(const ckst_level *pL) {
+  double slots = (double)pL->p.nbuckets * pL->p.bucket_size;
+  double per = 1.0 / (ldexp(1.0, (int)pL->p.fp_bits) - 1.0);
+  return 1.0 -
+         pow(1.0 - per * (double)pL->nCount / slots, 2.0 * pL->p.bucket_size);
+}
+
+int ckst_info(ckstore *p, char **pzJson) {
+  sqlite3_str *s = sqlite3_str_new(p->db);
+  uint64_t nCount = 0, nCap = 0, nBlock = 0, nBytes = 0;
+  double fpr = 0.0;
+  int i, rc;
+  for (i = 0; i < p->nLevel; i++) {
+    const ckst_level *pL = &p->aLevel[i];
+    nCount += pL->nCount;
+    nCap += pL->p.capacity;
+    nBlock += pL->nBlock;
+    nBytes += pL->nBlock * pL->nBytes;
+    fpr += ckst_level_fpr(pL);
+  }
+  sqlite3_str_appendf(
+      s,
+      "{\"version\":%d,\"variant\":\"%s\",\"count\":%llu,\"capacity\":%llu,"
+      "\"error_rate\":%!.6g,\"growth\":%s,\"bucket_size\":%u,\"seed\":%llu,"
+      "\"levels\":%d,\"blocks\":%llu,\"bytes\":%llu,\"expected_fpr\":%!.6g,"
+      "\"block_size\":%d,\"cache_size\":%lld,\"cached_blocks\":%u,"
+      "\"blocks_read\":%lld,\"level\":[",
+      CKST_FORMAT_VERSION, p->flags ? "semisort" : "plain",
+      (unsigned long long)nCount, (unsigned long long)nCap, p->errorRate,
+      p->growth ? "true" : "false", p->bucketSize, (unsigned long long)p->seed,
+      p->nLevel, (unsigned long long)nBlock, (unsigned long long)nBytes, fpr,
+      p->blockSize, p->cacheKib, p->nEntry, p->nBlockRead);
+  for (i = 0; i < p->nLevel; i++) {
+    const ckst_level *pL = &p->aLevel[i];
+    sqlite3_str_appendf(
+        s,
+        "%s{\"capacity\":%llu,\"count\":%llu,\"buckets\":%llu,"
+        "\"bucket_size\":%u,\"fingerprint_bits\":%u,\"variant\":\"%s\","
+        "\"blocks\":%llu,\"block_bytes\":%u,\"expected_fpr\":%!.6g}",
+        i ? "," : "", (unsigned long long)pL->p.capacity,
+        (unsigned long long)pL->nCount, (unsigned long long)pL->p.nbuckets,
+        pL->p.bucket_size, pL->p.fp_bits,
+        (pL->p.flags & CF_FLAG_SEMISORT) ? "semisort" : "plain",
+        (unsigned long long)pL->nBlock, pL->nBytes, ckst_level_fpr(pL));
+  }
+  sqlite3_str_append(s, "]}", 2);
+  rc = sqlite3_str_errcode(s);
+  *pzJson = sqlite3_str_finish(s);
+  if (rc != SQLITE_OK) {
+    sqlite3_free(*pzJson);
+    *pzJson = 0;
+  }
+  return rc;
+}

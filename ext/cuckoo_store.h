@@ -1,0 +1,191 @@
+/*
+** cuckoo_store.h: the block store behind the cuckoo virtual table: one
+** table's filter kept in three shadow tables, read and written through a
+** per-connection block cache.  cuckoo_vtab.c maps SQL onto it.
+**
+** Shadow tables of a table T in schema S (all names quoted with "%w"):
+**
+**   S.T_config(k TEXT PRIMARY KEY, v) WITHOUT ROWID
+**       one row per setting:
+**         version      INTEGER  shadow-table format version (1)
+**         seed         INTEGER  hash seed (the 64-bit value as int64)
+**         bucket_size  INTEGER  2, 4 or 8: bucket size of new levels
+**         variant      TEXT     'plain' or 'semisort': bucket encoding of
+**                               new levels
+**         error_rate   REAL     the table's target false-positive rate
+**         growth       INTEGER  1: add a level when full; 0: refuse
+**         capacity     INTEGER  capacity of level 0 as created
+**         block_size   INTEGER  target bytes per block for new levels
+**         cache_size   INTEGER  block-cache budget per connection (KiB)
+**         cookie       INTEGER  bumped by every transaction that changes
+**                               the table (cache validation)
+**
+**   S.T_levels(level INTEGER PRIMARY KEY, nbuckets, bucket_size, fp_bits,
+**              flags, capacity, buckets_per_block, block_bytes, count)
+**       one row per level 0..n-1: the level's filter geometry (as in the
+**       BLOB header; its seed is the table's), how its buckets are cut
+**       into blocks, and its item count.
+**
+**   S.T_blocks(id INTEGER PRIMARY KEY, data BLOB)
+**       the bucket arrays.  Block j of level L has id L*2^32 + j and holds
+**       buckets j*P .. j*P+P-1 of the level (P = buckets_per_block, a
+**       multiple of 8), bit-packed exactly as the BLOB format's bucket
+**       array (bucket j*P+i at bit i*B of the block, B bits per bucket), so
+**       no bucket straddles two blocks and the blocks of a level, laid end
+**       to end, are the level's BLOB bucket array.  Every block of a level
+**       is exactly block_bytes = P*B/8 bytes, created as a zeroblob when
+**       the level is created; buckets past the level's last bucket (in its
+**       last block) stay zero.
+**
+** Rules:
+**   1. An item is its 64-bit hash under the table's seed; the hash gives
+**      the bucket and fingerprint on every level (cf_key_from), so the
+**      hash alone (the vtab's rowid) is enough to find or delete a copy.
+**      Each level, exported, is a valid BLOB-format filter for its items.
+**   2. Inserts go to the last level.  With growth on, a level that reaches
+**      its capacity (or refuses an insert) is followed by a new level of
+**      twice its capacity at half its error rate (level k is built for
+**      error_rate / 2^(k+1)), so the table's false-positive rate, at most
+**      the sum over levels, stays below error_rate.  With growth off the
+**      table has one level built for error_rate and a refused insert is a
+**      "full" error that changes nothing.
+**   3. Lookups probe every level.  Levels hash items independently, so
+**      an item can match (falsely) on a level other than its own, where
+**      the fingerprint belongs to another item.  Hence: a DELETE removes
+**      a copy only from the single level where the item matches; an item
+**      matching on several levels (about error_rate of them) is left in
+**      place, a false positive, rather than risk removing another item's
+**      copy and making it a false negative.  And an insert of an item that
+**      already matches on an older level puts the new copy on that level
+**      (if it has room), so that the copies of one item, which DELETE must
+**      find, stay on one level.
+**   4. Changes are made to cached blocks in memory and written to the
+**      shadow tables by ckst_flush() (with incremental BLOB I/O into the
+**      pre-sized rows): the virtual table flushes in xSync and xSavepoint,
+**      and a full cache flushes before it evicts.  ckst_discard() drops
+**      everything in memory (xRollback, xRollbackTo): the journal has
+**      already restored the shadow tables, and the next use reloads.
+**      Level creation and import write their rows at once.  The BLOB
+**      handle is opened by a flush and closed before it returns, so none
+**      is ever open across a statement, transaction or savepoint
+**      boundary; reads go through a prepared SELECT that is reset after
+**      every block.
+**   5. ckst_refresh() validates the cache against other connections'
+**      commits: PRAGMA data_version, and when that moved, the cookie.
+**   6. Every shadow row is validated before use.  A missing, mistyped or
+**      out-of-range value is SQLITE_CORRUPT_VTAB with a message naming the
+**      table; no value read from a shadow table can cause an out-of-bounds
+**      access or an oversized allocation beyond its row's real size.
+**   7. Errors: functions return an SQLite result code and leave a message
+**      (sqlite3_mprintf) in ckstore.zErr for the caller to take.
+*/
+#ifndef CUCKOO_STORE_H
+#define CUCKOO_STORE_H
+
+#include "cuckoo_sql.h"
+
+#define CKST_FORMAT_VERSION 1
+#define CKST_MAX_LEVELS 32
+#define CKST_DEFAULT_CAPACITY 100000
+#define CKST_MIN_BLOCK 64
+#define CKST_MAX_BLOCK (1 << 20)
+#define CKST_DEFAULT_CACHE_KIB (256 * 1024)
+#define CKST_MAX_CACHE_KIB ((sqlite3_int64)1 << 32)
+
+/* Creation options of a table (parsed from the module arguments). */
+typedef struct ckst_options {
+  sqlite3_int64 capacity;
+  double error_rate;
+  int growth;
+  int block_size; /* 0: from the database's page size */
+  sqlite3_int64 cache_kib;
+  cksql_options o; /* bucket_size, seed, variant */
+} ckst_options;
+
+/* One level: a filter of its own geometry cut into blocks. */
+typedef struct ckst_level {
+  cf_params p;
+  uint32_t nPer;   /* buckets per block (a multiple of 8) */
+  uint32_t nBytes; /* bytes of each block */
+  uint64_t nBlock; /* blocks of the level */
+  uint64_t nCount; /* items stored */
+  int bCountDirty; /* nCount differs from the levels row */
+} ckst_level;
+
+typedef struct ckst_block ckst_block;
+
+typedef struct ckstore {
+  sqlite3 *db;
+  char *zDb;    /* schema name */
+  char *zName;  /* table name */
+  char *zLabel; /* "cuckoo table NAME" or "cuckoo table SCHEMA.NAME" */
+  char *zErr;   /* message of the last error */
+  /* Configuration (valid when bLoaded) */
+  int bLoaded;
+  uint64_t seed;
+  unsigned bucketSize;
+  uint32_t flags;
+  double errorRate;
+  int growth;
+  sqlite3_int64 capacity;
+  int blockSize;
+  sqlite3_int64 cacheKib;
+  sqlite3_int64 cookie;
+  int nLevel;
+  ckst_level aLevel[CKST_MAX_LEVELS];
+  sqlite3_int64 iDataVersion;
+  /* Block cache: open addressing on block id */
+  ckst_block **aSlot;
+  uint32_t nSlot;  /* power of two, or 0 */
+  uint32_t nEntry; /* blocks cached */
+  sqlite3_int64 nCacheBytes;
+  ckst_block *pLast; /* most recently used block */
+  uint64_t *aDirty;  /* ids of dirty blocks */
+  uint32_t nDirty, nDirtyAlloc;
+  int bChanged;             /* changed since the cookie was last bumped */
+  int bCookieBumped;        /* the cookie was bumped in this transaction */
+  sqlite3_int64 nBlockRead; /* blocks read from the shadow table */
+  int rcStore;              /* error code of a failed cf_store callback */
+  sqlite3_stmt *aStmt[8];
+} ckstore;
+
+int ckst_parse_args(const char *zLabel, int argc, const char *const *argv,
+                    ckst_options *pOpt, char **pzErr);
+char *ckst_label(const char *zDb, const char *zName);
+
+/* Allocate a store for an existing or new table (nothing is read). */
+int ckst_new(sqlite3 *db, const char *zDb, const char *zName,
+             ckstore **ppStore);
+void ckst_free(ckstore *p);
+/* Take the message of the last error (caller frees), or NULL. */
+char *ckst_take_error(ckstore *p);
+
+/* Create the shadow tables and an empty level 0. */
+int ckst_create(ckstore *p, const ckst_options *pOpt);
+/* Load the configuration if not loaded; then (bRefresh) make sure the
+** cache reflects other connections' commits. */
+int ckst_ready(ckstore *p, int bRefresh);
+
+int ckst_contains(ckstore *p, uint64_t hash, int *pFound);
+int ckst_insert(ckstore *p, uint64_t hash);
+int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved);
+
+int ckst_flush(ckstore *p);
+void ckst_discard(ckstore *p);
+void ckst_commit(ckstore *p);
+
+int ckst_rename(ckstore *p, const char *zNewName);
+int ckst_drop(ckstore *p);
+void ckst_finalize(ckstore *p);
+
+/* Level iLevel as a BLOB-format filter (sqlite3_malloc64'd). */
+int ckst_export(ckstore *p, int iLevel, uint8_t **paOut, sqlite3_int64 *pnOut);
+/* Load a BLOB-format filter: it replaces an empty table's levels, or is
+** appended as a new last level. */
+int ckst_import(ckstore *p, const void *aBlob, int nBlob);
+/* Verify every shadow row; *pzReport is "ok" or the problems found. */
+int ckst_check(ckstore *p, char **pzReport);
+/* JSON description of the table (sqlite3_mprintf'd). */
+int ckst_info(ckstore *p, char **pzJson);
+
+#endif /* CUCKOO_STORE_H */

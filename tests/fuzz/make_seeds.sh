@@ -1,0 +1,64 @@
+#!/bin/sh
+# make_seeds.sh EXT: write the committed seed corpora with the sqlite3
+# shell and the built extension EXT (path without .so).
+#   seed-blob/:   valid filters of every geometry and variant, empty,
+#                 part full and full, small enough to fuzz quickly.
+#   seed-shadow/: shadow_fuzz.c inputs: every template database, and one
+#                 input per kind of shadow-table mutation.
+set -e
+cd "$(dirname "$0")"
+ext=$1
+mkdir -p seed-blob
+sqlite3 :memory: <<SQL
+.load $ext
+CREATE TABLE n(i INTEGER PRIMARY KEY);
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 400)
+INSERT INTO n SELECT i FROM c;
+CREATE TABLE g(name TEXT, cap INT, eps REAL, opts TEXT, fill INT);
+INSERT INTO g VALUES
+  ('plain-b4-f9',   60, 0.03,   NULL,            30),
+  ('plain-b4-f13',  60, 0.001,  NULL,            60),
+  ('plain-b2-f7',   40, 0.06,   'bucket_size=2', 20),
+  ('plain-b8-f10',   80, 0.03,   'bucket_size=8', 80),
+  ('plain-b4-f4',   30, 0.9,    NULL,            30),
+  ('plain-b4-f32',  20, 2e-9,   NULL,            10),
+  ('plain-b4-f17',  30, 0.0001, NULL,            25),
+  ('ss-f5',         60, 0.3,    'semisort',      50),
+  ('ss-f10',         60, 0.01,   'semisort',      60),
+  ('ss-f13',        60, 0.001,  'semisort',      30),
+  ('ss-f32',        20, 2e-9,   'semisort',      20),
+  ('empty-seed7',   10, 0.01,   'seed=7',        0);
+.output /dev/null
+SELECT writefile('seed-blob/' || name || '.cf',
+  (WITH RECURSIVE a(k, f) AS (
+     SELECT 0, cuckoo_new(cap, eps, opts)
+     UNION ALL
+     SELECT k + 1, cuckoo_add(f, 'item' || k, k) FROM a WHERE k < fill / 2)
+   SELECT f FROM a ORDER BY k DESC LIMIT 1))
+FROM g;
+SQL
+ls seed-blob | wc -l
+
+# seed-shadow/: inputs of shadow_fuzz.c (byte 0 picks the template
+# database; then mutation records, 0xff ends them): each template
+# untouched, and one input per kind of mutation.
+mkdir -p seed-shadow
+s() { printf "$2" > "seed-shadow/$1"; }
+s tpl0-levels        '\000\377'
+s tpl1-semisort      '\001\377'
+s tpl2-full-b2       '\002\377'
+s tpl3-b8-copies     '\003\377'
+s config-cookie-max  '\000\001\000\011\000\214\377'
+s config-version-2   '\000\001\000\000\000\022\377'
+s config-deleted     '\000\001\001\001\002\377'
+s levels-count       '\000\001\002\001\010\000\050\377'
+s levels-row-deleted '\003\001\004\001\000\001\377'
+s block-bytes        '\000\001\005\003\002\011\001\002\003\004\377'
+s block-truncated    '\000\001\007\004\000\012\377'
+s block-deleted      '\001\001\010\002\000\001\377'
+s block-extra        '\000\001\011\206\040\377'
+s block-copied       '\002\001\012\000\003\377'
+s table-dropped      '\000\001\013\000\002\377'
+ls seed-shadow | wc -l
+# (regress-*: inputs that found defects, kept as they were found; this
+# script leaves them alone)

@@ -1,0 +1,504 @@
+/*
+** shadow_fuzz.c: libFuzzer target for damaged shadow tables of the
+** cuckoo virtual table.
+**
+** Each input picks one of a few template databases (a table t with its
+** shadow tables t_config, t_levels, t_blocks: one or several levels,
+** plain or semi-sorted, bucket sizes 2, 4 and 8, growth on and off), loads
+** it into a fresh in-memory connection (sqlite3_deserialize) and applies
+** the mutations the rest of the input describes, with SQL on the shadow
+** tables: config values replaced by integers, reals, text, BLOBs or NULL,
+** config rows deleted or added; any cell of a levels row replaced, rows
+** deleted or added; block contents overwritten in place, blocks
+** truncated, extended, retyped, deleted, renumbered or added; a shadow
+** table dropped.  Then it uses the table: cuckoo_check(), lookups (= and
+** IN), cuckoo_table_info(), cuckoo_export() of levels 0..3, and, in a
+** transaction with a savepoint, INSERT, INSERT OR IGNORE, DELETE, UPDATE
+** (a bulk insert that grows the table too) and an import, a second
+** cuckoo_check(), COMMIT or ROLLBACK, and last a rename and DROP TABLE.
+**
+** Besides "no crash, no out-of-bounds access, no leak, no oversized
+** allocation" (ASan, UBSan, LeakSanitizer, libFuzzer's malloc limit), the
+** target asserts (abort() on violation):
+**   1. Every error is one the extension documents: corruption with the
+**      extended code SQLITE_CORRUPT_VTAB (267) and a message naming the
+**      table ("cuckoo table t is corrupt: ..."); a table created by a
+**      newer format; full / too many copies; export above
+**      SQLITE_LIMIT_LENGTH (SQLITE_TOOBIG); out of memory.
+**   2. If the first cuckoo_check() says 'ok', no statement fails with
+**      corruption, every item inserted is found right after, and the
+**      check after the writes is 'ok' too: the check sees everything the
+**      table would reject, and writes keep a sound table sound.
+**   3. DROP TABLE works whatever the damage (after an ALTER TABLE RENAME,
+**      which works too unless a shadow table is missing).
+*/
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
+
+#define FUZZ_ASSERT(x)                                                         \
+  do {                                                                         \
+    if (!(x)) {                                                                \
+      fprintf(stderr, "shadow_fuzz: assertion failed: %s (line %d)\n", #x,     \
+              __LINE__);                                                       \
+      abort();                                                                 \
+    }                                                                          \
+  } while (0)
+
+/* Template databases: the table and its items. */
+static const char *azTemplate[] = {
+    /* three levels of 64-byte blocks, items of every type */
+    "CREATE VIRTUAL TABLE t USING cuckoo(capacity=40, error_rate=0.01, "
+    "block_size=64);"
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE "
+    "i<150) INSERT INTO t SELECT CASE i % 3 WHEN 0 THEN i WHEN 1 THEN 'k' || "
+    "i ELSE i + 0.5 END FROM n;",
+    /* one semi-sorted level */
+    "CREATE VIRTUAL TABLE t USING cuckoo(capacity=100, error_rate=0.001, "
+    "block_size=64, semisort);"
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE "
+    "i<80) INSERT INTO t SELECT i FROM n;",
+    /* growth off, bucket size 2, nearly full */
+    "CREATE VIRTUAL TABLE t USING cuckoo(capacity=60, growth=off, "
+    "bucket_size=2, block_size=64, cache_size=1);"
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE "
+    "i<58) INSERT INTO t SELECT 'x' || i FROM n;",
+    /* bucket size 8, a seed, two levels, copies of one item */
+    "CREATE VIRTUAL TABLE t USING cuckoo(capacity=30, bucket_size=8, "
+    "seed=7, block_size=100);"
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE "
+    "i<50) INSERT INTO t SELECT i FROM n;"
+    "INSERT INTO t VALUES (7), (7), (7);",
+};
+#define N_TEMPLATE (int)(sizeof(azTemplate) / sizeof(azTemplate[0]))
+
+static unsigned char *aImage[N_TEMPLATE];
+static sqlite3_int64 nImage[N_TEMPLATE];
+
+static void build_templates(void) {
+  int i;
+  for (i = 0; i < N_TEMPLATE; i++) {
+    sqlite3 *db = 0;
+    unsigned char *p;
+    FUZZ_ASSERT(sqlite3_open(":memory:", &db) == SQLITE_OK);
+    FUZZ_ASSERT(sqlite3_exec(db, "PRAGMA page_size=1024", 0, 0, 0) ==
+                SQLITE_OK);
+    FUZZ_ASSERT(sqlite3_cuckoo_init(db, 0, 0) == SQLITE_OK);
+    FUZZ_ASSERT(sqlite3_exec(db, azTemplate[i], 0, 0, 0) == SQLITE_OK);
+    p = sqlite3_serialize(db, "main", &nImage[i], 0);
+    FUZZ_ASSERT(p != 0);
+    aImage[i] = malloc((size_t)nImage[i]);
+    FUZZ_ASSERT(aImage[i] != 0);
+    memcpy(aImage[i], p, (size_t)nImage[i]);
+    sqlite3_free(p);
+    sqlite3_close(db);
+  }
+}
+
+/* Input reader: bytes, then zeros once exhausted. */
+typedef struct reader {
+  const uint8_t *p;
+  size_t n, i;
+} reader;
+static int rd_more(const reader *r) { return r->i < r->n; }
+static unsigned rd_byte(reader *r) { return r->i < r->n ? r->p[r->i++] : 0; }
+static int64_t rd_int(reader *r) {
+  /* mostly small or boundary values, sometimes 8 raw bytes */
+  static const int64_t aSpecial[] = {
+      0,         1,         -1,         2,
+      4,         8,         7,          64,
+      255,       256,       4294967295, 4294967296,
+      INT64_MAX, INT64_MIN, 1 << 20,    (1 << 20) + 1};
+  unsigned k = rd_byte(r);
+  if (k < 128) return (int64_t)k - 16;
+  if (k < 200) return aSpecial[k % 16];
+  {
+    uint64_t v = 0;
+    int j;
+    for (j = 0; j < 8; j++)
+      v = (v << 8) | rd_byte(r);
+    return (int64_t)v;
+  }
+}
+
+/* Bind a fuzzed value of a fuzzed type to parameter i. */
+static void bind_value(sqlite3_stmt *s, int i, reader *r) {
+  unsigned t = rd_byte(r) % 6;
+  switch (t) {
+  case 0:
+  case 1: sqlite3_bind_int64(s, i, rd_int(r)); break;
+  case 2: {
+    static const double aR[] = {0.0, 0.5, 1.0, 2.0, 1e-9, 1e300, -0.001, 0.01};
+    sqlite3_bind_double(s, i, aR[rd_byte(r) % 8]);
+    break;
+  }
+  case 3:
+  case 4: {
+    unsigned n = rd_byte(r) % 24, j;
+    char z[24];
+    for (j = 0; j < n; j++)
+      z[j] = (char)rd_byte(r);
+    if (t == 3) {
+      /* text: keep it valid UTF-8 (ASCII) */
+      for (j = 0; j < n; j++)
+        z[j] = (char)(32 + (unsigned char)z[j] % 95);
+      sqlite3_bind_text(s, i, z, (int)n, SQLITE_TRANSIENT);
+    } else {
+      sqlite3_bind_blob(s, i, z, (int)n, SQLITE_TRANSIENT);
+    }
+    break;
+  }
+  default: sqlite3_bind_null(s, i); break;
+  }
+}
+
+static void run_bound(sqlite3 *db, const char *zSql, reader *r, int nValue,
+                      const int64_t *aInt, int nInt) {
+  sqlite3_stmt *s = 0;
+  int i;
+  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) return;
+  for (i = 0; i < nInt; i++)
+    sqlite3_bind_int64(s, i + 1, aInt[i]);
+  for (i = 0; i < nValue; i++)
+    bind_value(s, nInt + i + 1, r);
+  while (sqlite3_step(s) == SQLITE_ROW) {
+  }
+  sqlite3_finalize(s);
+}
+
+/* The id of the k-th block row (any if k is past the end). */
+static int64_t block_id(sqlite3 *db, unsigned k) {
+  sqlite3_stmt *s = 0;
+  int64_t id = 0;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT id FROM t_blocks ORDER BY id LIMIT 1 OFFSET "
+                         "?1 % (SELECT max(count(*), 1) FROM t_blocks)",
+                         -1, &s, 0) != SQLITE_OK) {
+    return 0;
+  }
+  sqlite3_bind_int(s, 1, (int)k);
+  if (sqlite3_step(s) == SQLITE_ROW) id = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  return id;
+}
+
+static const char *azKey[] = {
+    "version",  "seed",       "bucket_size", "variant", "error_rate", "growth",
+    "capacity", "block_size", "cache_size",  "cookie",  "other"};
+static const char *azCol[] = {
+    "level",    "nbuckets",          "bucket_size", "fp_bits", "flags",
+    "capacity", "buckets_per_block", "block_bytes", "count"};
+
+/* Apply one mutation described by the input. */
+static void mutate(sqlite3 *db, reader *r) {
+  unsigned op = rd_byte(r) % 12;
+  char zSql[300];
+  int64_t a[3];
+  switch (op) {
+  case 0: /* a config value */
+    snprintf(zSql, sizeof(zSql), "UPDATE t_config SET v = ?1 WHERE k = '%s'",
+             azKey[rd_byte(r) % 11]);
+    run_bound(db, zSql, r, 1, 0, 0);
+    break;
+  case 1: /* a config row deleted, or added */
+    if (rd_byte(r) & 1) {
+      snprintf(zSql, sizeof(zSql), "DELETE FROM t_config WHERE k = '%s'",
+               azKey[rd_byte(r) % 11]);
+      run_bound(db, zSql, r, 0, 0, 0);
+    } else {
+      snprintf(zSql, sizeof(zSql),
+               "INSERT OR REPLACE INTO t_config(k, v) VALUES('%s', ?1)",
+               azKey[rd_byte(r) % 11]);
+      run_bound(db, zSql, r, 1, 0, 0);
+    }
+    break;
+  case 2:
+  case 3: /* a cell of a levels row */
+    a[0] = rd_byte(r) % 4;
+    snprintf(zSql, sizeof(zSql), "UPDATE t_levels SET %s = ?2 WHERE level = ?1",
+             azCol[rd_byte(r) % 9]);
+    run_bound(db, zSql, r, 1, a, 1);
+    break;
+  case 4: /* a levels row deleted or copied */
+    a[0] = rd_byte(r) % 4;
+    a[1] = rd_int(r);
+    if (rd_byte(r) & 1) {
+      run_bound(db, "DELETE FROM t_levels WHERE level = ?1", r, 0, a, 1);
+    } else {
+      run_bound(db,
+                "INSERT OR REPLACE INTO t_levels SELECT ?2, nbuckets, "
+                "bucket_size, fp_bits, flags, capacity, buckets_per_block, "
+                "block_bytes, count FROM t_levels WHERE level = ?1",
+                r, 0, a, 2);
+    }
+    break;
+  case 5:
+  case 6: { /* bytes overwritten inside a block (length kept) */
+    unsigned n = 1 + rd_byte(r) % 16, j;
+    uint8_t buf[16];
+    sqlite3_stmt *s = 0;
+    a[0] = block_id(db, rd_byte(r));
+    a[1] = rd_byte(r);
+    for (j = 0; j < n; j++)
+      buf[j] = (uint8_t)rd_byte(r);
+    if (sqlite3_prepare_v2(
+            db,
+            "UPDATE t_blocks SET data = CAST(substr(data, 1, ?2 % "
+            "max(length(data), 1)) || ?3 || substr(data, ?2 % "
+            "max(length(data), 1) + 1 + length(?3)) AS BLOB) WHERE id = ?1 "
+            "AND length(data) > 0",
+            -1, &s, 0) == SQLITE_OK) {
+      sqlite3_bind_int64(s, 1, a[0]);
+      sqlite3_bind_int64(s, 2, a[1]);
+      sqlite3_bind_blob(s, 3, buf, (int)n, SQLITE_TRANSIENT);
+      sqlite3_step(s);
+      sqlite3_finalize(s);
+    }
+    break;
+  }
+  case 7: /* a block truncated, extended or replaced by another value */
+    a[0] = block_id(db, rd_byte(r));
+    switch (rd_byte(r) % 3) {
+    case 0:
+      a[1] = rd_byte(r);
+      run_bound(db,
+                "UPDATE t_blocks SET data = CAST(substr(data, 1, ?2) AS BLOB) "
+                "WHERE id = ?1",
+                r, 0, a, 2);
+      break;
+    case 1:
+      a[1] = rd_byte(r) % 64 + 1;
+      run_bound(db,
+                "UPDATE t_blocks SET data = data || zeroblob(?2) WHERE id = ?1",
+                r, 0, a, 2);
+      break;
+    default:
+      run_bound(db, "UPDATE t_blocks SET data = ?2 WHERE id = ?1", r, 1, a, 1);
+      break;
+    }
+    break;
+  case 8: /* a block deleted or renumbered */
+    a[0] = block_id(db, rd_byte(r));
+    a[1] = rd_int(r);
+    if (rd_byte(r) & 1) {
+      run_bound(db, "DELETE FROM t_blocks WHERE id = ?1", r, 0, a, 1);
+    } else {
+      run_bound(db, "UPDATE OR REPLACE t_blocks SET id = ?2 WHERE id = ?1", r,
+                0, a, 2);
+    }
+    break;
+  case 9: /* an extra block row */
+    a[0] = rd_int(r);
+    a[1] = rd_byte(r) * 4;
+    run_bound(db, "INSERT OR REPLACE INTO t_blocks VALUES(?1, zeroblob(?2))", r,
+              0, a, 2);
+    break;
+  case 10: /* a copy of another block's contents */
+    a[0] = block_id(db, rd_byte(r));
+    a[1] = block_id(db, rd_byte(r));
+    run_bound(db,
+              "UPDATE t_blocks SET data = (SELECT data FROM t_blocks WHERE "
+              "id = ?2) WHERE id = ?1",
+              r, 0, a, 2);
+    break;
+  default: /* a shadow table dropped (rarely) */
+    if (rd_byte(r) % 8 == 0) {
+      static const char *az[] = {"DROP TABLE t_config", "DROP TABLE t_levels",
+                                 "DROP TABLE t_blocks"};
+      sqlite3_exec(db, az[rd_byte(r) % 3], 0, 0, 0);
+    }
+    break;
+  }
+}
+
+/* The state of one input's run. */
+typedef struct run {
+  sqlite3 *db;
+  int bSound; /* the first cuckoo_check() said 'ok' */
+  int nCorrupt;
+} run;
+
+/* Check the error of a failed statement (rule 1, 2). */
+static void check_error(run *p, int rc, const char *zSql) {
+  const char *zErr = sqlite3_errmsg(p->db);
+  int ext = sqlite3_extended_errcode(p->db);
+  (void)rc;
+  if (ext == SQLITE_NOMEM) return;
+  if (ext == SQLITE_TOOBIG) return;
+  if (strstr(zErr, "is corrupt")) {
+    if (ext != SQLITE_CORRUPT_VTAB ||
+        strncmp(zErr, "cuckoo table t is corrupt: ", 27) != 0) {
+      fprintf(stderr, "shadow_fuzz: corruption reported with code %d: %s\n",
+              ext, zErr);
+      abort();
+    }
+    if (p->bSound) {
+      fprintf(stderr,
+              "shadow_fuzz: cuckoo_check() said ok, but %s failed: %s\n", zSql,
+              zErr);
+      abort();
+    }
+    p->nCorrupt++;
+    return;
+  }
+  if (strstr(zErr, "cuckoo table t was created by a newer cuckoo") ||
+      strstr(zErr, "cuckoo table t is full") ||
+      strstr(zErr, "cuckoo table t: too many copies") ||
+      strstr(zErr, "cuckoo table t cannot list its items") ||
+      strstr(zErr, "cuckoo_export: cuckoo table t has") ||
+      strstr(zErr, "cuckoo_export: level must be") ||
+      strstr(zErr, "cuckoo table t: the imported")) {
+    return;
+  }
+  fprintf(stderr, "shadow_fuzz: unexpected error %d from %s: %s\n", ext, zSql,
+          zErr);
+  abort();
+}
+
+/* Run zSql (items bound from the input); returns the first column of the
+** last row as an integer, or -1 after an error. */
+static int64_t use(run *p, const char *zSql, const int64_t *aInt, int nInt) {
+  sqlite3_stmt *s = 0;
+  int rc, i;
+  int64_t v = 0;
+  rc = sqlite3_prepare_v2(p->db, zSql, -1, &s, 0);
+  if (rc != SQLITE_OK) {
+    check_error(p, rc, zSql);
+    return -1;
+  }
+  for (i = 0; i < nInt; i++)
+    sqlite3_bind_int64(s, i + 1, aInt[i]);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    v = sqlite3_column_int64(s, 0);
+  if (rc != SQLITE_DONE) {
+    check_error(p, rc, zSql);
+    v = -1;
+  }
+  sqlite3_finalize(s);
+  return v;
+}
+
+/* cuckoo_check('t'): 1 if 'ok', 0 if problems, -1 on error. */
+static int check_table(run *p) {
+  sqlite3_stmt *s = 0;
+  int r = -1, rc;
+  if (sqlite3_prepare_v2(p->db, "SELECT cuckoo_check('t')", -1, &s, 0) !=
+      SQLITE_OK) {
+    return -1;
+  }
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW) {
+    const char *z = (const char *)sqlite3_column_text(s, 0);
+    r = z && strcmp(z, "ok") == 0;
+  } else {
+    check_error(p, rc, "cuckoo_check");
+  }
+  sqlite3_finalize(s);
+  return r;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static const char *azRead[] = {
+      "SELECT count(*) FROM t WHERE item = ?1",
+      "SELECT count(*) FROM t WHERE item IN (1, 2, 7, 'k1', 'x3', 2.5, ?1)",
+      "SELECT length(cuckoo_table_info('t'))",
+      "SELECT length(cuckoo_export('t'))",
+      "SELECT length(cuckoo_export('main', 't', ?1 % 4))",
+      ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE "
+       "i<200) SELECT count(*) FROM n JOIN t ON t.item = n.i"),
+  };
+  run R;
+  reader rd;
+  unsigned char *img;
+  int iTpl, k, nMut = 0, nAfter;
+  const char *zDrop;
+  int64_t aInt[2];
+
+  if (aImage[0] == 0) build_templates();
+  if (size > 4096) return 0;
+  rd.p = data;
+  rd.n = size;
+  rd.i = 0;
+  memset(&R, 0, sizeof(R));
+  iTpl = (int)(rd_byte(&rd) % N_TEMPLATE);
+
+  FUZZ_ASSERT(sqlite3_open(":memory:", &R.db) == SQLITE_OK);
+  FUZZ_ASSERT(sqlite3_cuckoo_init(R.db, 0, 0) == SQLITE_OK);
+  /* exports of absurd geometries stop here, not at a huge allocation */
+  sqlite3_limit(R.db, SQLITE_LIMIT_LENGTH, 4 << 20);
+  img = sqlite3_malloc64((sqlite3_uint64)nImage[iTpl]);
+  FUZZ_ASSERT(img != 0);
+  memcpy(img, aImage[iTpl], (size_t)nImage[iTpl]);
+  FUZZ_ASSERT(sqlite3_deserialize(R.db, "main", img, nImage[iTpl], nImage[iTpl],
+                                  SQLITE_DESERIALIZE_FREEONCLOSE |
+                                      SQLITE_DESERIALIZE_RESIZEABLE) ==
+              SQLITE_OK);
+
+  while (rd_more(&rd) && nMut < 12) {
+    if (rd_byte(&rd) == 0xff) break; /* end of mutations */
+    mutate(R.db, &rd);
+    nMut++;
+  }
+
+  /* Reads, with the first check deciding whether the table is sound. */
+  R.bSound = check_table(&R) == 1;
+  for (k = 0; k < (int)(sizeof(azRead) / sizeof(azRead[0])); k++) {
+    aInt[0] = rd_int(&rd);
+    use(&R, azRead[k], aInt, 1);
+  }
+
+  /* Writes in a transaction with a savepoint. */
+  use(&R, "BEGIN", 0, 0);
+  for (k = 0; k < 4; k++) {
+    aInt[0] = rd_int(&rd);
+    if (use(&R, "INSERT INTO t VALUES (?1)", aInt, 1) == 0 && R.bSound) {
+      FUZZ_ASSERT(use(&R, "SELECT count(*) FROM t WHERE item = ?1", aInt, 1) ==
+                  1);
+    }
+  }
+  /* enough items to grow any template by a level */
+  aInt[0] = rd_byte(&rd) + 100;
+  if (use(&R,
+          "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n "
+          "WHERE i < ?1) INSERT INTO t SELECT 'bulk' || i FROM n",
+          aInt, 1) == 0 &&
+      R.bSound) {
+    FUZZ_ASSERT(use(&R, "SELECT count(*) FROM t WHERE item = 'bulk' || ?1",
+                    aInt, 1) == 1);
+  }
+  use(&R, "SAVEPOINT s", 0, 0);
+  aInt[0] = rd_int(&rd);
+  use(&R, "INSERT OR IGNORE INTO t VALUES (?1)", aInt, 1);
+  aInt[0] = rd_byte(&rd) % 200;
+  use(&R, "DELETE FROM t WHERE item = ?1", aInt, 1);
+  aInt[1] = rd_int(&rd);
+  use(&R, "UPDATE t SET item = ?2 WHERE item = ?1", aInt, 2);
+  if (rd_byte(&rd) & 1) use(&R, "ROLLBACK TO s", 0, 0);
+  use(&R, "RELEASE s", 0, 0);
+  if (rd_byte(&rd) & 1) {
+    /* level 0 appended again as a new level (a union) */
+    use(&R, "INSERT INTO t(filter) SELECT cuckoo_export('main', 't', 0)", 0, 0);
+  }
+  nAfter = check_table(&R);
+  if (R.bSound) FUZZ_ASSERT(nAfter == 1);
+  use(&R, rd_byte(&rd) & 1 ? "COMMIT" : "ROLLBACK", 0, 0);
+  sqlite3_exec(R.db, "ROLLBACK", 0, 0, 0); /* if COMMIT failed */
+  if (R.bSound) FUZZ_ASSERT(check_table(&R) == 1);
+
+  /* A damaged table can always be renamed (unless a shadow table is
+  ** missing) and dropped. */
+  zDrop = sqlite3_exec(R.db, "ALTER TABLE t RENAME TO t2", 0, 0, 0) == SQLITE_OK
+              ? "DROP TABLE t2"
+              : "DROP TABLE t";
+  if (sqlite3_exec(R.db, zDrop, 0, 0, 0) != SQLITE_OK) {
+    fprintf(stderr, "shadow_fuzz: DROP TABLE failed: %s\n",
+            sqlite3_errmsg(R.db));
+    abort();
+  }
+  sqlite3_close(R.db);
+  return 0;
+}

@@ -1,0 +1,1714 @@
+/*
+** model_test.c: a model-based randomized test of the whole extension,
+** with SQLite and the extension linked statically (-DSQLITE_CORE).
+**
+**   build/model_test [--ops N] [--seed S] [--jobs J] [--dir DIR] [--quiet]
+**
+** N operations (default 400000, a quarter of that with
+** CUCKOO_SANITIZED=1; --jobs J: J processes with seeds S .. S+J-1 share
+** them, and the totals are added up; `make test-long` runs 10^8 in 2 jobs)
+** run against two subjects, each checked step by step against an exact
+** multiset kept here:
+**
+**   F, a filter BLOB driven through the scalar functions: cuckoo_add (one
+**     and three items), cuckoo_remove (of present items only: the paper's
+**     "delete only what you added"), cuckoo_contains, cuckoo_count,
+**     cuckoo_merge with filters built by the fixed-geometry cuckoo_agg or
+**     by cuckoo_union over shards, its replacement by a cuckoo_agg build
+**     (exact size or fixed capacity), and cuckoo_agg as a window function
+**     over sliding frames.  Geometry, variant, seed and error rate vary.
+**   V, a cuckoo virtual table in a database file: INSERT (one row, three
+**     rows, bulk INSERT ... SELECT), INSERT OR IGNORE, DELETE, UPDATE,
+**     lookups by = and IN, BEGIN / COMMIT / ROLLBACK, SAVEPOINT /
+**     RELEASE / ROLLBACK TO (an undo log keeps the model in step), closing
+**     and reopening the database, a second connection, cuckoo_check(),
+**     export of every level into a new table, and growth (small
+**     capacities, small blocks and a tiny block cache, so that the table
+**     grows, flushes and evicts all the time).  Options and journal mode
+**     vary between tables.
+**
+** Items are every kind of SQL value (INTEGER, also bound as the equal
+** REAL; REAL; ASCII and non-ASCII TEXT; BLOB), generated from 64-bit ids
+** by item_bind() here and by ITEM_SQL() in SQL, the same mapping.
+**
+** Properties (each reported with the number of times it was checked; the
+** run passes when none was violated):
+**   1. No false negative: an item the model holds is always found, right
+**      after each change to it, by random probes, and by a sweep over
+**      every item the model holds (about once per model-size operations).
+**   2. Exact counts: cuckoo_count(F) equals the model's number of copies
+**      after every change; a cuckoo_agg build holds exactly its distinct
+**      items; a window frame's filter holds exactly the frame's distinct
+**      items; the table's count is never below the model's.
+**   3. Only the documented errors: "full" and "too many copies", which
+**      change nothing (the model keeps the old state and is re-checked).
+**      A tiny filter with a fixed capacity can refuse an item below that
+**      capacity (README, Limits): allowed for the fixed-capacity builds.
+**   4. cuckoo_merge keeps, per fingerprint and bucket pair, the larger
+**      number of copies of its two arguments (checked on every item's
+**      pair with the core's cf_copies()).  Two different items of one
+**      pair are one fingerprint to a union (README, cuckoo_merge): the
+**      model then keeps as many copies as the filter holds ("merge
+**      collapses" in the report, normally a handful).
+**   5. The table mirrors the model: INSERT OR IGNORE adds exactly when a
+**      lookup just before found nothing (changes() agrees); ROLLBACK and
+**      ROLLBACK TO bring back what they undo; a DELETE may leave an item
+**      that matches on several levels in place (README, Growth), so "still
+**      found after its last copy was deleted" is allowed, never "not found
+**      while present".
+**   6. cuckoo_check() is 'ok' and PRAGMA integrity_check is 'ok'.
+**   7. False-positive rate: probes of ids never added, counted against
+**      each filter's or table's error_rate: the positives must not exceed
+**      the sum of the targets by more than 5 standard deviations.  The
+**      report gives the measured rate, the target and the rate expected
+**      at the probed loads (cuckoo_info / cuckoo_table_info).
+**
+** Deterministic for a seed: a failure report names the seed and the
+** operation number.  The last line is "model_test: N passed, N failed"
+** (one per property).
+*/
+#include <sqlite3.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuckoo_filter.h"
+
+int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
+
+/* ---------------------------------------------------------------------
+** Random numbers (splitmix64: deterministic for a seed)
+*/
+static uint64_t g_rng;
+static uint64_t rnd(void) {
+  uint64_t z = (g_rng += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+static uint64_t rnd_below(uint64_t n) { return n ? rnd() % n : 0; }
+static int chance(double p) {
+  return (double)(rnd() >> 11) < p * 9007199254740992.0;
+}
+
+/* ---------------------------------------------------------------------
+** Properties and failures
+*/
+enum {
+  P_NO_FALSE_NEG,
+  P_COUNT,
+  P_ERRORS,
+  P_MERGE,
+  P_AGG,
+  P_WINDOW,
+  P_VTAB_MIRROR,
+  P_ROLLBACK,
+  P_CHECK,
+  P_FPR_F,
+  P_FPR_V,
+  P_N
+};
+static const char *azProp[P_N] = {
+    "no false negative",
+    "exact counts",
+    "only documented errors, which change nothing",
+    "merge keeps the larger copy count per pair",
+    "cuckoo_agg / cuckoo_union builds hold their items",
+    "window frames hold exactly their distinct items",
+    "table mirrors the model (OR IGNORE, changes())",
+    "ROLLBACK / ROLLBACK TO restore what they undo",
+    "cuckoo_check and integrity_check ok",
+    "false-positive rate of filters within target",
+    "false-positive rate of tables within target",
+};
+static uint64_t aChecked[P_N], aViolated[P_N];
+static uint64_t g_op;       /* current operation number */
+static uint64_t g_seed;     /* the run's seed */
+static int g_nReported = 0; /* failure messages printed */
+
+static void fail(int prop, const char *zFmt, ...) {
+  va_list ap;
+  aChecked[prop]++;
+  aViolated[prop]++;
+  if (g_nReported++ >= 30) return;
+  printf("! seed %llu op %llu: %s: ", (unsigned long long)g_seed,
+         (unsigned long long)g_op, azProp[prop]);
+  va_start(ap, zFmt);
+  vprintf(zFmt, ap);
+  va_end(ap);
+  printf("\n");
+  fflush(stdout);
+}
+#define CHECK(prop, cond, ...)                                                 \
+  do {                                                                         \
+    if (cond)                                                                  \
+      aChecked[prop]++;                                                        \
+    else                                                                       \
+      fail(prop, __VA_ARGS__);                                                 \
+  } while (0)
+
+/* ---------------------------------------------------------------------
+** Items: a 64-bit id (below 2^50) is an SQL value of kind id % 5.
+*/
+#define ITEM_SQL(x)                                                            \
+  "(CASE (" x ") % 5 WHEN 0 THEN (" x ") WHEN 1 THEN 'k' || (" x ") "          \
+  "WHEN 2 THEN (" x ") + 0.25 WHEN 3 THEN CAST('b' || (" x ") AS BLOB) "       \
+  "ELSE 'é' || (" x ") END)"
+
+/* Bytes of a TEXT or BLOB item; returns its length. */
+static int item_bytes(uint64_t id, char *z) {
+  switch (id % 5) {
+  case 1: return sprintf(z, "k%llu", (unsigned long long)id);
+  case 3: return sprintf(z, "b%llu", (unsigned long long)id);
+  default: return sprintf(z, "\xc3\xa9%llu", (unsigned long long)id);
+  }
+}
+
+/* Bind item id; bReal: an INTEGER item as the equal REAL (same item). */
+static void item_bind(sqlite3_stmt *s, int i, uint64_t id, int bReal) {
+  char z[40];
+  int n;
+  switch (id % 5) {
+  case 0:
+    if (bReal)
+      sqlite3_bind_double(s, i, (double)id);
+    else
+      sqlite3_bind_int64(s, i, (sqlite3_int64)id);
+    break;
+  case 2: sqlite3_bind_double(s, i, (double)id + 0.25); break;
+  case 3:
+    n = item_bytes(id, z);
+    sqlite3_bind_blob(s, i, z, n, SQLITE_TRANSIENT);
+    break;
+  default:
+    n = item_bytes(id, z);
+    sqlite3_bind_text(s, i, z, n, SQLITE_TRANSIENT);
+    break;
+  }
+}
+
+static uint64_t item_hash(uint64_t seed, uint64_t id) {
+  char z[40];
+  int n;
+  switch (id % 5) {
+  case 0: return cf_hash_int(seed, (int64_t)id);
+  case 2: return cf_hash_real(seed, (double)id + 0.25);
+  case 3: n = item_bytes(id, z); return cf_hash_blob(seed, z, (size_t)n);
+  default: n = item_bytes(id, z); return cf_hash_text(seed, z, (size_t)n);
+  }
+}
+
+/* Ids never added to anything: probes for the false-positive rate. */
+static uint64_t g_nextAbsent = (uint64_t)1 << 48;
+static uint64_t absent_id(void) { return g_nextAbsent++; }
+
+/* ---------------------------------------------------------------------
+** The model: a multiset of ids (open addressing, linear probing with
+** backward-shift deletion) plus a dense list of the distinct ids present,
+** for picking one uniformly.
+*/
+typedef struct mslot {
+  uint64_t key; /* id + 1; 0: empty */
+  int64_t n;    /* copies */
+  uint64_t pos; /* index in aList */
+} mslot;
+
+typedef struct mset {
+  mslot *a;
+  uint64_t nSlot; /* power of two */
+  uint64_t *aList;
+  uint64_t nList, nListAlloc;
+  int64_t nTotal; /* copies of all items */
+} mset;
+
+static void *xalloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (q == 0) {
+    fprintf(stderr, "model_test: out of memory\n");
+    exit(2);
+  }
+  return q;
+}
+
+static void mset_init(mset *m) {
+  memset(m, 0, sizeof(*m));
+  m->nSlot = 1024;
+  m->a = xalloc(0, sizeof(mslot) * m->nSlot);
+  memset(m->a, 0, sizeof(mslot) * m->nSlot);
+}
+static void mset_free(mset *m) {
+  free(m->a);
+  free(m->aList);
+  memset(m, 0, sizeof(*m));
+}
+static void mset_clear(mset *m) {
+  mset_free(m);
+  mset_init(m);
+}
+
+static uint64_t mset_home(const mset *m, uint64_t key) {
+  return (key * 0x9E3779B97F4A7C15ULL >> 17) & (m->nSlot - 1);
+}
+static mslot *mset_find(const mset *m, uint64_t id) {
+  uint64_t i, key = id + 1;
+  for (i = mset_home(m, key);; i = (i + 1) & (m->nSlot - 1)) {
+    if (m->a[i].key == key) return &m->a[i];
+    if (m->a[i].key == 0) return 0;
+  }
+}
+static int64_t mset_get(const mset *m, uint64_t id) {
+  mslot *s = mset_find(m, id);
+  return s ? s->n : 0;
+}
+static void mset_grow(mset *m) {
+  mslot *aOld = m->a;
+  uint64_t nOld = m->nSlot, i;
+  m->nSlot *= 2;
+  m->a = xalloc(0, sizeof(mslot) * m->nSlot);
+  memset(m->a, 0, sizeof(mslot) * m->nSlot);
+  for (i = 0; i < nOld; i++) {
+    if (aOld[i].key) {
+      uint64_t j = mset_home(m, aOld[i].key);
+      while (m->a[j].key)
+        j = (j + 1) & (m->nSlot - 1);
+      m->a[j] = aOld[i];
+    }
+  }
+  free(aOld);
+}
+/* Remove the slot at i (backward-shift), fixing the moved entries. */
+static void mset_erase(mset *m, uint64_t i) {
+  uint64_t j = i;
+  for (;;) {
+    uint64_t home;
+    j = (j + 1) & (m->nSlot - 1);
+    if (m->a[j].key == 0) break;
+    home = mset_home(m, m->a[j].key);
+    /* can the entry at j move to i? (home not cyclically in (i, j]) */
+    if ((j > i && (home <= i || home > j)) ||
+        (j < i && (home <= i && home > j))) {
+      m->a[i] = m->a[j];
+      i = j;
+    }
+  }
+  m->a[i].key = 0;
+}
+/* Add delta copies of id (delta may be negative); returns the new count. */
+static int64_t mset_add(mset *m, uint64_t id, int64_t delta) {
+  uint64_t key = id + 1, i;
+  mslot *s;
+  if (delta == 0) return mset_get(m, id);
+  if ((m->nList + 1) * 2 > m->nSlot) mset_grow(m);
+  for (i = mset_home(m, key);; i = (i + 1) & (m->nSlot - 1)) {
+    if (m->a[i].key == key || m->a[i].key == 0) break;
+  }
+  s = &m->a[i];
+  if (s->key == 0) {
+    if (delta < 0) {
+      fprintf(stderr, "model_test: internal error: removing an absent id\n");
+      exit(2);
+    }
+    if (m->nList == m->nListAlloc) {
+      m->nListAlloc = m->nListAlloc ? 2 * m->nListAlloc : 1024;
+      m->aList = xalloc(m->aList, sizeof(uint64_t) * m->nListAlloc);
+    }
+    s->key = key;
+    s->n = 0;
+    s->pos = m->nList;
+    m->aList[m->nList++] = id;
+  }
+  s->n += delta;
+  m->nTotal += delta;
+  if (s->n <= 0) {
+    int64_t n = s->n;
+    uint64_t pos = s->pos, last = m->aList[--m->nList];
+    if (n < 0) {
+      fprintf(stderr, "model_test: internal error: negative count\n");
+      exit(2);
+    }
+    mset_erase(m, i);
+    if (pos < m->nList) {
+      m->aList[pos] = last;
+      mset_find(m, last)->pos = pos;
+    }
+    return 0;
+  }
+  return s->n;
+}
+static uint64_t mset_random(const mset *m) {
+  return m->aList[rnd_below(m->nList)];
+}
+
+/* ---------------------------------------------------------------------
+** SQL helpers
+*/
+static sqlite3_stmt *prep(sqlite3 *db, const char *zSql) {
+  sqlite3_stmt *s = 0;
+  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) {
+    fprintf(stderr, "model_test: cannot prepare %s: %s\n", zSql,
+            sqlite3_errmsg(db));
+    exit(2);
+  }
+  return s;
+}
+static void exec_or_die(sqlite3 *db, const char *zSql) {
+  char *zErr = 0;
+  if (sqlite3_exec(db, zSql, 0, 0, &zErr) != SQLITE_OK) {
+    fprintf(stderr, "model_test: %s: %s\n", zSql, zErr);
+    exit(2);
+  }
+}
+/* Step a statement expected to give one row; returns SQLITE_ROW or the
+** error code (the statement is left for the caller to reset). */
+static int step1(sqlite3_stmt *s) { return sqlite3_step(s); }
+static void done(sqlite3_stmt *s) {
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+}
+/* Is zErr one of the documented refusals that change nothing? */
+static int allowed_refusal(const char *zErr) {
+  return strstr(zErr, "is full") || strstr(zErr, "filter is full") ||
+         strstr(zErr, "too many copies") || strstr(zErr, "does not fit");
+}
+static int64_t one_int(sqlite3 *db, const char *zSql) {
+  sqlite3_stmt *s = prep(db, zSql);
+  int64_t v = -1;
+  if (sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  return v;
+}
+
+/* ---------------------------------------------------------------------
+** False-positive statistics
+*/
+typedef struct fpstat {
+  uint64_t nProbe, nPos;
+  double sumTarget;   /* sum over probes of the target rate */
+  double sumExpected; /* sum over probes of the rate expected at the load */
+} fpstat;
+
+static void fp_report(const char *zWhat, const fpstat *s, int prop) {
+  double bound = s->sumTarget + 5.0 * sqrt(s->sumTarget) + 5.0;
+  printf("%s: %llu false positives in %llu probes of absent items: "
+         "measured %.5f%%, target %.5f%%, expected at the probed loads "
+         "%.5f%% (measured/target %.3f)\n",
+         zWhat, (unsigned long long)s->nPos, (unsigned long long)s->nProbe,
+         s->nProbe ? 100.0 * (double)s->nPos / (double)s->nProbe : 0.0,
+         s->nProbe ? 100.0 * s->sumTarget / (double)s->nProbe : 0.0,
+         s->nProbe ? 100.0 * s->sumExpected / (double)s->nProbe : 0.0,
+         s->sumTarget > 0 ? (double)s->nPos / s->sumTarget : 0.0);
+  CHECK(prop, (double)s->nPos <= bound,
+        "%s: %llu false positives, more than the bound %.1f", zWhat,
+        (unsigned long long)s->nPos, bound);
+}
+
+/* ---------------------------------------------------------------------
+** Subject F: a filter BLOB through the scalar functions and aggregates
+*/
+typedef struct fsub {
+  sqlite3 *db; /* in-memory connection for the functions */
+  uint8_t *a;  /* the current filter */
+  int n;
+  cf_filter cf; /* view of a (parameters, cf_copies) */
+  mset m;
+  double er;
+  int64_t cap;
+  char zOpts[64];
+  int bNew; /* made as cuckoo_new(cap, er, zOpts): fixed aggs merge */
+  uint64_t base, pool; /* ids are drawn from [base, base + pool) */
+  double expectedFpr;  /* cuckoo_info's expected_fpr, refreshed */
+  uint64_t nSinceSweep;
+  fpstat fp;
+  sqlite3_stmt *sAdd1, *sAdd3, *sRemove, *sContains, *sCount, *sMerge, *sFpr;
+  uint64_t nCollapse, nRefused, nMerge, nAgg, nWindow, nSweep;
+} fsub;
+
+static void f_set(fsub *F, const void *p, int n) {
+  const char *zWhy = 0;
+  F->a = xalloc(F->a, (size_t)n);
+  memcpy(F->a, p, (size_t)n);
+  F->n = n;
+  if (cf_open(&F->cf, F->a, (size_t)n, &zWhy) != CF_OK) {
+    fail(P_ERRORS, "a function returned an invalid filter: %s", zWhy);
+  }
+}
+
+static double f_fpr(fsub *F) {
+  double r = 0;
+  sqlite3_bind_blob(F->sFpr, 1, F->a, F->n, SQLITE_STATIC);
+  if (step1(F->sFpr) == SQLITE_ROW) r = sqlite3_column_double(F->sFpr, 0);
+  done(F->sFpr);
+  return r;
+}
+
+static int64_t f_count_of(fsub *F, const void *p, int n) {
+  int64_t c = -1;
+  sqlite3_bind_blob(F->sCount, 1, p, n, SQLITE_STATIC);
+  if (step1(F->sCount) == SQLITE_ROW) c = sqlite3_column_int64(F->sCount, 0);
+  done(F->sCount);
+  return c;
+}
+
+/* cuckoo_contains(p, id): 1, 0, or -1 on error. */
+static int f_contains_in(fsub *F, const void *p, int n, uint64_t id) {
+  int r = -1;
+  sqlite3_bind_blob(F->sContains, 1, p, n, SQLITE_STATIC);
+  item_bind(F->sContains, 2, id, id % 5 == 0 && chance(0.3));
+  if (step1(F->sContains) == SQLITE_ROW)
+    r = sqlite3_column_int(F->sContains, 0);
+  done(F->sContains);
+  return r;
+}
+
+static void f_expect_found(fsub *F, uint64_t id, const char *zWhen) {
+  int r = f_contains_in(F, F->a, F->n, id);
+  CHECK(P_NO_FALSE_NEG, r == 1, "filter: item %llu (%lld copies) not found %s",
+        (unsigned long long)id, (long long)mset_get(&F->m, id), zWhen);
+}
+
+static void f_expect_count(fsub *F, const char *zWhen) {
+  int64_t c = f_count_of(F, F->a, F->n);
+  CHECK(P_COUNT, c == F->m.nTotal, "cuckoo_count %lld, model %lld %s",
+        (long long)c, (long long)F->m.nTotal, zWhen);
+}
+
+/* A new empty filter of random geometry. */
+static void f_recreate(fsub *F) {
+  static const double aEr[] = {0.05, 0.01, 0.001, 0.0001};
+  static const char *azOpt[] = {
+      "",          "bucket_size=2",      "bucket_size=8",           "semisort",
+      "seed=%llu", "semisort seed=%llu", "bucket_size=8, seed=%llu"};
+  static const int64_t aCap[] = {20, 100, 500, 2000, 8000};
+  sqlite3_stmt *s;
+  const char *zOpt = azOpt[rnd_below(7)];
+  F->er = aEr[rnd_below(4)];
+  F->cap = aCap[rnd_below(5)] + (int64_t)rnd_below(50);
+  snprintf(F->zOpts, sizeof(F->zOpts), zOpt, (unsigned long long)(rnd() >> 1));
+  s = prep(F->db, "SELECT cuckoo_new(?1, ?2, ?3)");
+  sqlite3_bind_int64(s, 1, F->cap);
+  sqlite3_bind_double(s, 2, F->er);
+  sqlite3_bind_text(s, 3, F->zOpts, -1, SQLITE_STATIC);
+  if (sqlite3_step(s) != SQLITE_ROW) {
+    fprintf(stderr, "model_test: cuckoo_new: %s\n", sqlite3_errmsg(F->db));
+    exit(2);
+  }
+  f_set(F, sqlite3_column_blob(s, 0), sqlite3_column_bytes(s, 0));
+  sqlite3_finalize(s);
+  mset_clear(&F->m);
+  F->bNew = 1;
+  F->base = rnd_below((uint64_t)1 << 40);
+  F->pool = (uint64_t)F->cap * 2 + 10;
+  F->expectedFpr = 0;
+}
+
+static void f_init(fsub *F) {
+  memset(F, 0, sizeof(*F));
+  if (sqlite3_open(":memory:", &F->db) != SQLITE_OK) exit(2);
+  mset_init(&F->m);
+  F->sAdd1 = prep(F->db, "SELECT cuckoo_add(?1, ?2)");
+  F->sAdd3 = prep(F->db, "SELECT cuckoo_add(?1, ?2, ?3, ?4)");
+  F->sRemove = prep(F->db, "SELECT cuckoo_remove(?1, ?2)");
+  F->sContains = prep(F->db, "SELECT cuckoo_contains(?1, ?2)");
+  F->sCount = prep(F->db, "SELECT cuckoo_count(?1)");
+  F->sMerge = prep(F->db, "SELECT cuckoo_merge(?1, ?2)");
+  F->sFpr = prep(F->db, "SELECT cuckoo_info(?1) ->> 'expected_fpr'");
+  f_recreate(F);
+}
+
+static void f_close(fsub *F) {
+  sqlite3_finalize(F->sAdd1);
+  sqlite3_finalize(F->sAdd3);
+  sqlite3_finalize(F->sRemove);
+  sqlite3_finalize(F->sContains);
+  sqlite3_finalize(F->sCount);
+  sqlite3_finalize(F->sMerge);
+  sqlite3_finalize(F->sFpr);
+  sqlite3_close(F->db);
+  free(F->a);
+  mset_free(&F->m);
+}
+
+/* An id to add: often one already present (copies), else from the pool. */
+static uint64_t f_pick_add(fsub *F) {
+  if (F->m.nList && chance(0.25)) return mset_random(&F->m);
+  return F->base + rnd_below(F->pool);
+}
+
+/* Run statement s (filter bound as ?1, items bound): on success adopt the
+** result and return 1; a documented refusal returns 0; anything else is
+** a failure (returns -1). */
+static int f_apply(fsub *F, sqlite3_stmt *s, const char *zFunc) {
+  int rc = step1(s), r;
+  if (rc == SQLITE_ROW) {
+    f_set(F, sqlite3_column_blob(s, 0), sqlite3_column_bytes(s, 0));
+    r = 1;
+  } else {
+    const char *zErr = sqlite3_errmsg(F->db);
+    r = allowed_refusal(zErr) && strncmp(zErr, zFunc, strlen(zFunc)) == 0 ? 0
+                                                                          : -1;
+    CHECK(P_ERRORS, r == 0, "%s: unexpected error %d: %s", zFunc, rc, zErr);
+    if (r == 0) F->nRefused++;
+  }
+  done(s);
+  return r;
+}
+
+static void f_add(fsub *F, int nItem) {
+  uint64_t aId[3];
+  int i, r;
+  sqlite3_stmt *s = nItem == 1 ? F->sAdd1 : F->sAdd3;
+  sqlite3_bind_blob(s, 1, F->a, F->n, SQLITE_TRANSIENT);
+  for (i = 0; i < nItem; i++) {
+    aId[i] = f_pick_add(F);
+    item_bind(s, i + 2, aId[i], aId[i] % 5 == 0 && chance(0.3));
+  }
+  r = f_apply(F, s, "cuckoo_add");
+  if (r == 1) {
+    for (i = 0; i < nItem; i++)
+      mset_add(&F->m, aId[i], 1);
+  }
+  for (i = 0; i < nItem; i++) {
+    if (mset_get(&F->m, aId[i]) > 0)
+      f_expect_found(F, aId[i], r == 1 ? "after add" : "after a refused add");
+  }
+  f_expect_count(F, r == 1 ? "after add" : "after a refused add");
+}
+
+static void f_remove(fsub *F) {
+  uint64_t id;
+  if (F->m.nList == 0) return;
+  id = mset_random(&F->m);
+  sqlite3_bind_blob(F->sRemove, 1, F->a, F->n, SQLITE_TRANSIENT);
+  item_bind(F->sRemove, 2, id, id % 5 == 0 && chance(0.3));
+  if (f_apply(F, F->sRemove, "cuckoo_remove") != 1) return;
+  if (mset_add(&F->m, id, -1) > 0) f_expect_found(F, id, "after remove");
+  f_expect_count(F, "after remove");
+}
+
+static void f_probe(fsub *F) {
+  if (F->m.nList && chance(0.5)) {
+    f_expect_found(F, mset_random(&F->m), "(random probe)");
+  } else {
+    int r = f_contains_in(F, F->a, F->n, absent_id());
+    CHECK(P_ERRORS, r >= 0, "cuckoo_contains failed: %s",
+          sqlite3_errmsg(F->db));
+    F->fp.nProbe++;
+    F->fp.nPos += r == 1;
+    F->fp.sumTarget += F->er;
+    F->fp.sumExpected += F->expectedFpr;
+  }
+}
+
+static void f_sweep(fsub *F) {
+  uint64_t i;
+  for (i = 0; i < F->m.nList; i++)
+    f_expect_found(F, F->m.aList[i], "(sweep)");
+  F->nSweep++;
+  F->nSinceSweep = 0;
+}
+
+/* Class budget map for merges: key (bucket pair, fingerprint). */
+static uint64_t f_class_of(const cf_filter *f, uint64_t hash) {
+  cf_key k = cf_key_from(&f->p, hash);
+  uint32_t i2 = cf_alt_bucket(f->p.nbuckets, k.i1, k.fp);
+  uint32_t lo = k.i1 < i2 ? k.i1 : i2;
+  return ((uint64_t)lo << 32) | k.fp;
+}
+
+/*
+** Merge filter g (n bytes, holding the ids of gm) into F.  Checks that
+** every item's pair holds max(copies in F, copies in g) afterwards and
+** updates the model: each item gets the larger of its two counts, then
+** items of one pair keep no more copies than the pair holds.
+*/
+static void f_merge_with(fsub *F, const uint8_t *g, int n, const mset *gm) {
+  cf_filter fg, fOld;
+  uint8_t *aOld;
+  mset budget;
+  const char *zWhy = 0;
+  uint64_t i;
+  int r;
+  if (cf_open(&fg, g, (size_t)n, &zWhy) != CF_OK) {
+    fail(P_AGG, "merge source is not a valid filter: %s", zWhy);
+    return;
+  }
+  aOld = xalloc(0, (size_t)F->n);
+  memcpy(aOld, F->a, (size_t)F->n);
+  cf_open(&fOld, aOld, (size_t)F->n, 0);
+  sqlite3_bind_blob(F->sMerge, 1, F->a, F->n, SQLITE_TRANSIENT);
+  sqlite3_bind_blob(F->sMerge, 2, g, n, SQLITE_STATIC);
+  r = f_apply(F, F->sMerge, "cuckoo_merge");
+  F->nMerge++;
+  if (r == 1) {
+    /* New model counts: the larger of the two per item. */
+    for (i = 0; i < gm->nList; i++) {
+      uint64_t id = gm->aList[i];
+      int64_t a = mset_get(&F->m, id), b = mset_get(gm, id);
+      if (b > a) mset_add(&F->m, id, b - a);
+    }
+    /* Per pair: the filter holds max(old, g) copies; items keep at most
+    ** that many together. */
+    mset_init(&budget);
+    for (i = 0; i < F->m.nList; i++) {
+      uint64_t id = F->m.aList[i];
+      uint64_t h = item_hash(F->cf.p.seed, id);
+      uint64_t cls = f_class_of(&F->cf, h);
+      cf_key k = cf_key_from(&F->cf.p, h);
+      int64_t left, want, have;
+      mslot *s = mset_find(&budget, cls);
+      if (s == 0) {
+        unsigned a = cf_copies(&fOld, k), b = cf_copies(&fg, k);
+        want = a > b ? a : b;
+        have = cf_copies(&F->cf, k);
+        CHECK(P_MERGE, have == want,
+              "pair of item %llu holds %lld copies after the merge, "
+              "expected max(%u, %u)",
+              (unsigned long long)id, (long long)have, a, b);
+        mset_add(&budget, cls, have + 1); /* +1: never 0, so it stays */
+        s = mset_find(&budget, cls);
+      }
+      left = s->n - 1;
+      want = mset_get(&F->m, id);
+      if (want > left) {
+        F->nCollapse += (uint64_t)(want - left);
+        s->n = 1;
+        if (mset_add(&F->m, id, left - want) == 0) i--; /* list shrank */
+      } else {
+        s->n -= want;
+      }
+    }
+    mset_free(&budget);
+    f_expect_count(F, "after merge");
+  }
+  free(aOld);
+}
+
+/* Ids [lo, lo + k) as a recursive CTE named r(i). */
+#define RANGE_CTE                                                              \
+  "WITH RECURSIVE r(i) AS (SELECT ?1 UNION ALL SELECT i + 1 FROM r "           \
+  "WHERE i < ?1 + ?2 - 1) "
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/*
+** The count of cuckoo_union over nShard fixed-geometry aggregates of ids
+** [lo, lo + k), shard i % nShard: per pair (bucket pair, fingerprint) the
+** largest number of a shard's items in it, summed over pairs.
+*/
+static int64_t f_union_count(fsub *F, uint64_t lo, uint64_t k, int nShard) {
+  uint64_t *a = xalloc(0, sizeof(uint64_t) * 2 * k), i, j;
+  int64_t total = 0;
+  /* (class, shard) as two words: sort pairs by class, then shard */
+  typedef struct cs {
+    uint64_t cls, shard;
+  } cs;
+  cs *p = (cs *)a;
+  for (i = 0; i < k; i++) {
+    p[i].cls = f_class_of(&F->cf, item_hash(F->cf.p.seed, lo + i));
+    p[i].shard = (lo + i) % (uint64_t)nShard;
+  }
+  qsort(p, k, sizeof(cs), cmp_u64); /* by cls (first word) */
+  for (i = 0; i < k; i = j) {
+    int64_t aN[8] = {0}, mx = 0;
+    int sh;
+    for (j = i; j < k && p[j].cls == p[i].cls; j++)
+      aN[p[j].shard]++;
+    for (sh = 0; sh < nShard; sh++)
+      if (aN[sh] > mx) mx = aN[sh];
+    total += mx;
+  }
+  free(a);
+  return total;
+}
+
+/* Build a merge partner for F and merge it in. */
+static void f_merge(fsub *F) {
+  mset gm;
+  uint64_t lo, k, i;
+  mset_init(&gm);
+  if (F->bNew) {
+    /* A fixed-geometry cuckoo_agg (or a cuckoo_union of three shards)
+    ** over a range of ids: same geometry as cuckoo_new(cap, er, opts). */
+    int bUnion = chance(0.5);
+    sqlite3_stmt *s, *sc;
+    int64_t c, nFound;
+    k = 1 + rnd_below((uint64_t)F->cap / 2 + 1);
+    lo = F->base + rnd_below(F->pool);
+    s = prep(F->db, bUnion ? RANGE_CTE "SELECT cuckoo_union(f) FROM (SELECT "
+                                       "cuckoo_agg(" ITEM_SQL(
+                                           "i") ", ?3, ?4, ?5) "
+                                                "AS f FROM r GROUP BY i % 3)"
+                           : RANGE_CTE
+                        "SELECT cuckoo_agg(" ITEM_SQL("i") ", ?3, ?4, "
+                                                           "?5) FROM r");
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)lo);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)k);
+    sqlite3_bind_double(s, 3, F->er);
+    sqlite3_bind_int64(s, 4, F->cap);
+    sqlite3_bind_text(s, 5, F->zOpts, -1, SQLITE_STATIC);
+    if (step1(s) != SQLITE_ROW) {
+      const char *zErr = sqlite3_errmsg(F->db);
+      CHECK(P_ERRORS, allowed_refusal(zErr), "fixed cuckoo_agg: %s", zErr);
+      sqlite3_finalize(s);
+      mset_free(&gm);
+      return;
+    }
+    for (i = 0; i < k; i++)
+      mset_add(&gm, lo + i, 1);
+    /* every item of the range is in the partner; its count is exact for
+    ** one aggregate, at most k for a union of shards */
+    sc = prep(F->db, RANGE_CTE "SELECT count(*) FROM r WHERE "
+                               "cuckoo_contains(?3, " ITEM_SQL("i") ")");
+    sqlite3_bind_int64(sc, 1, (sqlite3_int64)lo);
+    sqlite3_bind_int64(sc, 2, (sqlite3_int64)k);
+    sqlite3_bind_value(sc, 3, sqlite3_column_value(s, 0));
+    nFound = step1(sc) == SQLITE_ROW ? sqlite3_column_int64(sc, 0) : -1;
+    sqlite3_finalize(sc);
+    CHECK(P_AGG, nFound == (int64_t)k, "%s over %llu items finds %lld of them",
+          bUnion ? "cuckoo_union" : "cuckoo_agg", (unsigned long long)k,
+          (long long)nFound);
+    c = f_count_of(F, sqlite3_column_blob(s, 0), sqlite3_column_bytes(s, 0));
+    {
+      int64_t want = bUnion ? f_union_count(F, lo, k, 3) : (int64_t)k;
+      CHECK(P_AGG, c == want,
+            "%s over %llu distinct items has count %lld, expected %lld",
+            bUnion ? "cuckoo_union" : "cuckoo_agg", (unsigned long long)k,
+            (long long)c, (long long)want);
+    }
+    F->nAgg++;
+    {
+      int n = sqlite3_column_bytes(s, 0);
+      uint8_t *g = xalloc(0, (size_t)n);
+      memcpy(g, sqlite3_column_blob(s, 0), (size_t)n);
+      sqlite3_finalize(s);
+      if (chance(0.1)) {
+        /* a filter merged with itself is unchanged */
+        uint8_t *self = xalloc(0, (size_t)F->n);
+        int nSelf = F->n;
+        memcpy(self, F->a, (size_t)nSelf);
+        sqlite3_bind_blob(F->sMerge, 1, self, nSelf, SQLITE_STATIC);
+        sqlite3_bind_blob(F->sMerge, 2, self, nSelf, SQLITE_STATIC);
+        CHECK(P_MERGE,
+              step1(F->sMerge) == SQLITE_ROW &&
+                  sqlite3_column_bytes(F->sMerge, 0) == nSelf &&
+                  memcmp(sqlite3_column_blob(F->sMerge, 0), self,
+                         (size_t)nSelf) == 0,
+              "cuckoo_merge(f, f) differs from f");
+        done(F->sMerge);
+        free(self);
+      }
+      f_merge_with(F, g, n, &gm);
+      free(g);
+    }
+  } else {
+    /* Same geometry as F: F emptied (header count 0, zero buckets), then
+    ** a few items added one by one. */
+    int n = F->n, j, nAdd = 1 + (int)rnd_below(30);
+    uint8_t *g = xalloc(0, (size_t)n);
+    memcpy(g, F->a, (size_t)n);
+    memset(g + CF_HEADER_SIZE, 0, (size_t)n - CF_HEADER_SIZE);
+    cf_put_u64(g + 24, 0);
+    for (j = 0; j < nAdd; j++) {
+      uint64_t id = f_pick_add(F);
+      sqlite3_bind_blob(F->sAdd1, 1, g, n, SQLITE_TRANSIENT);
+      item_bind(F->sAdd1, 2, id, 0);
+      if (step1(F->sAdd1) == SQLITE_ROW &&
+          sqlite3_column_bytes(F->sAdd1, 0) == n) {
+        memcpy(g, sqlite3_column_blob(F->sAdd1, 0), (size_t)n);
+        mset_add(&gm, id, 1);
+      }
+      done(F->sAdd1);
+    }
+    f_merge_with(F, g, n, &gm);
+    free(g);
+  }
+  mset_free(&gm);
+}
+
+/* Replace F by a cuckoo_agg build over a range with duplicates. */
+static void f_agg(fsub *F) {
+  static const double aEr[] = {0.01, 0.001, 0.0001};
+  uint64_t d = 1 + rnd_below(3000), k = d + rnd_below(2 * d), lo, i;
+  int bFixed = chance(0.4);
+  int64_t cap = (int64_t)d + (int64_t)rnd_below(d + 1);
+  const char *zOpt = chance(0.3) ? "semisort" : chance(0.3) ? "seed=77" : "";
+  sqlite3_stmt *s, *sc;
+  int64_t c, nFound;
+  double er = aEr[rnd_below(3)];
+  lo = rnd_below((uint64_t)1 << 40);
+  /* rows lo + (i mod d) for i < k: d distinct items, some repeated */
+  s = prep(F->db, "WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 "
+                  "FROM r WHERE i < ?2 - 1), v(x) AS (SELECT ?1 + i % ?3 "
+                  "FROM r) SELECT cuckoo_agg(" ITEM_SQL("x") ", ?4, ?5, ?6) "
+                                                             "FROM v");
+  sqlite3_bind_int64(s, 1, (sqlite3_int64)lo);
+  sqlite3_bind_int64(s, 2, (sqlite3_int64)k);
+  sqlite3_bind_int64(s, 3, (sqlite3_int64)d);
+  sqlite3_bind_double(s, 4, er);
+  if (bFixed) sqlite3_bind_int64(s, 5, cap);
+  sqlite3_bind_text(s, 6, zOpt, -1, SQLITE_STATIC);
+  if (step1(s) != SQLITE_ROW) {
+    const char *zErr = sqlite3_errmsg(F->db);
+    CHECK(P_ERRORS, bFixed && allowed_refusal(zErr), "cuckoo_agg: %s", zErr);
+    sqlite3_finalize(s);
+    return;
+  }
+  c = f_count_of(F, sqlite3_column_blob(s, 0), sqlite3_column_bytes(s, 0));
+  CHECK(P_AGG, c == (int64_t)d,
+        "cuckoo_agg over %llu rows of %llu distinct items: count %lld",
+        (unsigned long long)k, (unsigned long long)d, (long long)c);
+  sc = prep(F->db, RANGE_CTE "SELECT count(*) FROM r WHERE "
+                             "cuckoo_contains(?3, " ITEM_SQL("i") ")");
+  sqlite3_bind_int64(sc, 1, (sqlite3_int64)lo);
+  sqlite3_bind_int64(sc, 2, (sqlite3_int64)d);
+  sqlite3_bind_value(sc, 3, sqlite3_column_value(s, 0));
+  nFound = step1(sc) == SQLITE_ROW ? sqlite3_column_int64(sc, 0) : -1;
+  sqlite3_finalize(sc);
+  CHECK(P_AGG, nFound == (int64_t)d, "cuckoo_agg finds %lld of its %llu items",
+        (long long)nFound, (unsigned long long)d);
+  F->nAgg++;
+  /* adopt it: the model is the d distinct items */
+  f_set(F, sqlite3_column_blob(s, 0), sqlite3_column_bytes(s, 0));
+  sqlite3_finalize(s);
+  mset_clear(&F->m);
+  for (i = 0; i < d; i++)
+    mset_add(&F->m, lo + i, 1);
+  F->er = er;
+  F->cap = bFixed ? cap : (int64_t)d;
+  snprintf(F->zOpts, sizeof(F->zOpts), "%s", zOpt);
+  F->bNew = bFixed;
+  F->base = lo;
+  F->pool = 2 * d + 10;
+}
+
+/* cuckoo_agg as a window function over a sliding frame of random rows. */
+static void f_window(fsub *F) {
+  uint64_t nRow = 50 + rnd_below(600), d = 1 + rnd_below(nRow), i;
+  int64_t frame = (int64_t)rnd_below(60), nBad;
+  int bCap = chance(0.3);
+  uint64_t lo = rnd_below((uint64_t)1 << 40);
+  sqlite3_stmt *s;
+  exec_or_die(F->db, "DROP TABLE IF EXISTS temp.w;"
+                     "CREATE TEMP TABLE w(i INTEGER PRIMARY KEY, v);"
+                     "BEGIN");
+  s = prep(F->db, "INSERT INTO temp.w(v) VALUES(?1)");
+  for (i = 0; i < nRow; i++) {
+    item_bind(s, 1, lo + rnd_below(d), 0);
+    sqlite3_step(s);
+    done(s);
+  }
+  sqlite3_finalize(s);
+  exec_or_die(F->db, "COMMIT");
+  /* every item of each frame is found, and the count is the frame's
+  ** number of distinct items */
+#define WINDOW_CHECK(zAgg)                                                     \
+  "WITH f AS (SELECT i, " zAgg " OVER (ORDER BY i ROWS ?1 PRECEDING) AS f "    \
+  "FROM temp.w) SELECT (SELECT count(*) FROM f JOIN temp.w AS s ON s.i "       \
+  "BETWEEN f.i - ?1 AND f.i WHERE NOT cuckoo_contains(f.f, s.v)), (SELECT "    \
+  "count(*) FROM f WHERE cuckoo_count(f.f) <> (SELECT count(DISTINCT s.v) "    \
+  "FROM temp.w AS s WHERE s.i BETWEEN f.i - ?1 AND f.i))"
+  /* (two statements: a window function runs whatever a CASE around it
+  ** says, so the fixed capacity must not even be in the other one) */
+  s = prep(F->db, bCap ? WINDOW_CHECK("cuckoo_agg(v, 0.01, ?1 + 1)")
+                       : WINDOW_CHECK("cuckoo_agg(v)"));
+  sqlite3_bind_int64(s, 1, frame);
+  if (step1(s) == SQLITE_ROW) {
+    nBad = sqlite3_column_int64(s, 0);
+    CHECK(P_NO_FALSE_NEG, nBad == 0,
+          "window (frame %lld rows): %lld items of their frame not found",
+          (long long)frame + 1, (long long)nBad);
+    nBad = sqlite3_column_int64(s, 1);
+    CHECK(P_WINDOW, nBad == 0,
+          "window (frame %lld rows): %lld rows whose count is not the "
+          "frame's distinct items",
+          (long long)frame + 1, (long long)nBad);
+  } else if (bCap && allowed_refusal(sqlite3_errmsg(F->db))) {
+    /* A filter with a capacity can refuse an item below its capacity
+    ** when it is tiny (README, Limits): window frames refill one at every
+    ** row, so the rare case shows. */
+    aChecked[P_ERRORS]++;
+    F->nRefused++;
+  } else {
+    fail(P_ERRORS, "window query: %s", sqlite3_errmsg(F->db));
+  }
+  sqlite3_finalize(s);
+  F->nWindow++;
+}
+
+static void f_step(fsub *F) {
+  uint64_t r = rnd_below(1000);
+  if (F->nSinceSweep++ > F->m.nList + 500) f_sweep(F);
+  if ((g_op & 1023) == 0) F->expectedFpr = f_fpr(F);
+  if (r < 480) {
+    f_probe(F);
+  } else if (r < 700) {
+    f_add(F, 1);
+  } else if (r < 740) {
+    f_add(F, 3);
+  } else if (r < 990) {
+    f_remove(F);
+  } else if (r < 995) {
+    /* merges and builds cost O(filter): rarer on big filters */
+    if (chance(200.0 / (double)(F->cap + 200))) f_merge(F);
+  } else if (r < 997) {
+    if (chance(0.2)) f_agg(F);
+  } else if (r < 998) {
+    if (chance(0.1)) f_window(F);
+  } else {
+    if (chance(0.05)) {
+      f_sweep(F);
+      f_recreate(F);
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------
+** Subject V: a cuckoo virtual table in a database file
+*/
+typedef struct undo {
+  uint64_t id;
+  int64_t delta;
+} undo;
+
+typedef struct vsub {
+  char zFile[512];
+  sqlite3 *db;
+  mset m;
+  undo *aUndo;
+  uint64_t nUndo, nUndoAlloc;
+  int depth;          /* 0: autocommit; 1: BEGIN; k > 1: k-1 savepoints */
+  uint64_t aSpPos[8]; /* undo-log length at each savepoint */
+  double er;
+  uint64_t seed;
+  char zJournal[16];
+  uint64_t base, pool;
+  double expectedFpr;
+  uint64_t nSinceSweep;
+  fpstat fp;
+  sqlite3_stmt *sIns1, *sIns3, *sInsIgnore, *sDel, *sLook, *sLookIn, *sUpd,
+      *sBulk, *sCount, *sFpr;
+  uint64_t nTable, nReopen, nRollback, nRollbackTo, nCommit, nCheck, nExport,
+      nLeftover, nRefused, nSweep, nDb2, maxLevels;
+  uint64_t nRefusedHere; /* refusals by the current table */
+} vsub;
+
+static void v_prepare(vsub *V) {
+  V->sIns1 = prep(V->db, "INSERT INTO t(item) VALUES(?1)");
+  V->sIns3 = prep(V->db, "INSERT INTO t(item) VALUES(?1), (?2), (?3)");
+  V->sInsIgnore = prep(V->db, "INSERT OR IGNORE INTO t(item) VALUES(?1)");
+  V->sDel = prep(V->db, "DELETE FROM t WHERE item = ?1");
+  V->sLook = prep(V->db, "SELECT count(*) FROM t WHERE item = ?1");
+  V->sLookIn =
+      prep(V->db, "SELECT count(*) FROM t WHERE item IN (?1, ?2, ?3, ?4)");
+  V->sUpd = prep(V->db, "UPDATE t SET item = ?2 WHERE item = ?1");
+  V->sBulk = prep(V->db, RANGE_CTE
+                  "INSERT INTO t(item) SELECT " ITEM_SQL("i") " FROM r");
+  V->sCount = prep(V->db, "SELECT cuckoo_table_info('t') ->> 'count'");
+  V->sFpr = prep(V->db, "SELECT cuckoo_table_info('t') ->> 'expected_fpr'");
+}
+
+static void v_finalize(vsub *V) {
+  sqlite3_stmt **ap[] = {&V->sIns1,  &V->sIns3,   &V->sInsIgnore, &V->sDel,
+                         &V->sLook,  &V->sLookIn, &V->sUpd,       &V->sBulk,
+                         &V->sCount, &V->sFpr};
+  size_t i;
+  for (i = 0; i < sizeof(ap) / sizeof(ap[0]); i++) {
+    sqlite3_finalize(*ap[i]);
+    *ap[i] = 0;
+  }
+}
+
+static void v_open(vsub *V) {
+  char zSql[100];
+  if (sqlite3_open(V->zFile, &V->db) != SQLITE_OK) {
+    fprintf(stderr, "model_test: cannot open %s\n", V->zFile);
+    exit(2);
+  }
+  snprintf(zSql, sizeof(zSql), "PRAGMA journal_mode=%s; PRAGMA synchronous=OFF",
+           V->zJournal);
+  exec_or_die(V->db, zSql);
+}
+
+static void v_close(vsub *V) {
+  v_finalize(V);
+  if (sqlite3_close(V->db) != SQLITE_OK) {
+    fprintf(stderr, "model_test: close: %s\n", sqlite3_errmsg(V->db));
+    exit(2);
+  }
+  V->db = 0;
+}
+
+/* A new table with random options (outside any transaction). */
+static void v_recreate(vsub *V) {
+  static const char *azJournal[] = {"delete", "wal", "memory", "truncate"};
+  static const int64_t aCap[] = {30, 100, 400, 2000};
+  static const int aBlock[] = {64, 96, 200, 512, 0};
+  static const int aCache[] = {1, 4, 64, 1024, 65536};
+  static const double aEr[] = {0.01, 0.001, 0.0001};
+  int bs = (int)rnd_below(3), growth = !chance(0.15);
+  int block = aBlock[rnd_below(5)];
+  char zSql[600], zBlock[40];
+  if (V->db) v_close(V);
+  unlink(V->zFile);
+  snprintf(zSql, sizeof(zSql), "%s-journal", V->zFile);
+  unlink(zSql);
+  snprintf(zSql, sizeof(zSql), "%s-wal", V->zFile);
+  unlink(zSql);
+  snprintf(zSql, sizeof(zSql), "%s-shm", V->zFile);
+  unlink(zSql);
+  snprintf(V->zJournal, sizeof(V->zJournal), "%s", azJournal[rnd_below(4)]);
+  v_open(V);
+  V->er = aEr[rnd_below(3)];
+  V->seed = chance(0.5) ? 0 : rnd() >> 1;
+  zBlock[0] = 0;
+  if (block) snprintf(zBlock, sizeof(zBlock), ", block_size=%d", block);
+  snprintf(zSql, sizeof(zSql),
+           "CREATE VIRTUAL TABLE t USING cuckoo(capacity=%lld, "
+           "error_rate=%g, growth=%s, bucket_size=%d, seed=%llu%s%s, "
+           "cache_size=%d)",
+           (long long)(aCap[rnd_below(4)] + (int64_t)rnd_below(30)), V->er,
+           growth ? "on" : "off",
+           bs == 0   ? 2
+           : bs == 1 ? 4
+                     : 8,
+           (unsigned long long)V->seed, zBlock,
+           bs == 1 && chance(0.4) ? ", semisort" : "",
+           /* A tiny cache flushes and evicts all the time, but makes
+           ** every cuckoo kick a block read: one table in five (and no
+           ** full table with growth off, where every insert kicks 500
+           ** times) */
+           aCache[growth && chance(0.2) ? rnd_below(2) : 2 + rnd_below(3)]);
+  exec_or_die(V->db, zSql);
+  v_prepare(V);
+  mset_clear(&V->m);
+  V->nUndo = 0;
+  V->depth = 0;
+  V->base = rnd_below((uint64_t)1 << 40);
+  V->pool = 5000 + rnd_below(30000);
+  V->expectedFpr = 0;
+  V->nRefusedHere = 0;
+  V->nTable++;
+}
+
+static void v_init(vsub *V, const char *zDir) {
+  memset(V, 0, sizeof(*V));
+  snprintf(V->zFile, sizeof(V->zFile), "%s/model.db", zDir);
+  mset_init(&V->m);
+  v_recreate(V);
+}
+
+/* A change to the model, logged when inside a transaction. */
+static void v_change(vsub *V, uint64_t id, int64_t delta) {
+  if (V->depth > 0) {
+    if (V->nUndo == V->nUndoAlloc) {
+      V->nUndoAlloc = V->nUndoAlloc ? 2 * V->nUndoAlloc : 1024;
+      V->aUndo = xalloc(V->aUndo, sizeof(undo) * V->nUndoAlloc);
+    }
+    V->aUndo[V->nUndo].id = id;
+    V->aUndo[V->nUndo].delta = delta;
+    V->nUndo++;
+  }
+  mset_add(&V->m, id, delta);
+}
+
+/* Lookup: 1 found, 0 not, -1 error. */
+static int v_found(vsub *V, uint64_t id) {
+  int r = -1;
+  item_bind(V->sLook, 1, id, id % 5 == 0 && chance(0.3));
+  if (step1(V->sLook) == SQLITE_ROW) r = sqlite3_column_int(V->sLook, 0);
+  CHECK(P_ERRORS, r >= 0, "lookup failed: %s", sqlite3_errmsg(V->db));
+  done(V->sLook);
+  return r;
+}
+
+static void v_expect_found(vsub *V, uint64_t id, const char *zWhen) {
+  int r = v_found(V, id);
+  CHECK(P_NO_FALSE_NEG, r == 1, "table: item %llu (%lld copies) not found %s",
+        (unsigned long long)id, (long long)mset_get(&V->m, id), zWhen);
+}
+
+/* Run a write statement; 1 done, 0 documented refusal, -1 other error. */
+static int v_write(vsub *V, sqlite3_stmt *s, const char *zWhat) {
+  int rc = sqlite3_step(s), r;
+  if (rc == SQLITE_DONE) {
+    r = 1;
+  } else {
+    const char *zErr = sqlite3_errmsg(V->db);
+    r = allowed_refusal(zErr) && strstr(zErr, "cuckoo table t") ? 0 : -1;
+    CHECK(P_ERRORS, r == 0, "%s: unexpected error %d: %s", zWhat,
+          sqlite3_extended_errcode(V->db), zErr);
+    if (r == 0) {
+      V->nRefused++;
+      V->nRefusedHere++;
+    }
+  }
+  done(s);
+  return r;
+}
+
+static uint64_t v_pick_add(vsub *V) {
+  if (V->m.nList && chance(0.2)) return mset_random(&V->m);
+  return V->base + rnd_below(V->pool);
+}
+
+static void v_insert(vsub *V, int nItem) {
+  uint64_t aId[3];
+  sqlite3_stmt *s = nItem == 1 ? V->sIns1 : V->sIns3;
+  int i, r;
+  for (i = 0; i < nItem; i++) {
+    aId[i] = v_pick_add(V);
+    item_bind(s, i + 1, aId[i], aId[i] % 5 == 0 && chance(0.3));
+  }
+  r = v_write(V, s, "INSERT");
+  if (r == 1) {
+    for (i = 0; i < nItem; i++)
+      v_change(V, aId[i], 1);
+  }
+  for (i = 0; i < nItem; i++) {
+    if (mset_get(&V->m, aId[i]) > 0)
+      v_expect_found(V, aId[i],
+                     r == 1 ? "after INSERT" : "after a refused INSERT");
+  }
+}
+
+static void v_insert_ignore(vsub *V) {
+  uint64_t id = v_pick_add(V);
+  int before = v_found(V, id), r, n;
+  item_bind(V->sInsIgnore, 1, id, 0);
+  r = v_write(V, V->sInsIgnore, "INSERT OR IGNORE");
+  if (r != 1 || before < 0) return;
+  n = sqlite3_changes(V->db);
+  CHECK(P_VTAB_MIRROR, n == !before,
+        "INSERT OR IGNORE of item %llu: changes() %d, but a lookup just "
+        "before %s it",
+        (unsigned long long)id, n, before ? "found" : "did not find");
+  if (n == 1) v_change(V, id, 1);
+  v_expect_found(V, id, "after INSERT OR IGNORE");
+}
+
+static void v_delete(vsub *V) {
+  uint64_t id;
+  int r, n;
+  if (V->m.nList == 0) return;
+  id = mset_random(&V->m);
+  item_bind(V->sDel, 1, id, id % 5 == 0 && chance(0.3));
+  r = v_write(V, V->sDel, "DELETE");
+  if (r != 1) return;
+  n = sqlite3_changes(V->db);
+  CHECK(P_VTAB_MIRROR, n == 1, "DELETE of present item %llu: changes() %d",
+        (unsigned long long)id, n);
+  v_change(V, id, -1);
+  if (mset_get(&V->m, id) > 0) {
+    v_expect_found(V, id, "after DELETE of one copy");
+  } else if (chance(0.05) && v_found(V, id) == 1) {
+    V->nLeftover++; /* left in place (or a false positive): allowed */
+  }
+}
+
+static void v_update(vsub *V) {
+  uint64_t idOld, idNew;
+  int r;
+  if (V->m.nList == 0) return;
+  idOld = mset_random(&V->m);
+  idNew = v_pick_add(V);
+  if (idNew == idOld) return;
+  item_bind(V->sUpd, 1, idOld, 0);
+  item_bind(V->sUpd, 2, idNew, 0);
+  r = v_write(V, V->sUpd, "UPDATE");
+  if (r == 1) {
+    v_change(V, idOld, -1);
+    v_change(V, idNew, 1);
+  }
+  if (mset_get(&V->m, idOld) > 0) v_expect_found(V, idOld, "after UPDATE");
+  if (mset_get(&V->m, idNew) > 0) v_expect_found(V, idNew, "after UPDATE");
+}
+
+static void v_bulk(vsub *V) {
+  uint64_t lo = V->base + rnd_below(V->pool), k = 1 + rnd_below(400), i;
+  sqlite3_bind_int64(V->sBulk, 1, (sqlite3_int64)lo);
+  sqlite3_bind_int64(V->sBulk, 2, (sqlite3_int64)k);
+  if (v_write(V, V->sBulk, "INSERT ... SELECT") == 1) {
+    for (i = 0; i < k; i++)
+      v_change(V, lo + i, 1);
+  }
+  if (mset_get(&V->m, lo) > 0) v_expect_found(V, lo, "after INSERT ... SELECT");
+}
+
+static void v_lookup_in(vsub *V) {
+  uint64_t aId[4];
+  int i, j, nDistinct = 0;
+  int64_t got = -1;
+  if (V->m.nList == 0) return;
+  for (i = 0; i < 4; i++) {
+    aId[i] = mset_random(&V->m);
+    for (j = 0; j < i && aId[j] != aId[i]; j++) {
+    }
+    nDistinct += j == i;
+    item_bind(V->sLookIn, i + 1, aId[i], 0);
+  }
+  if (step1(V->sLookIn) == SQLITE_ROW)
+    got = sqlite3_column_int64(V->sLookIn, 0);
+  done(V->sLookIn);
+  CHECK(P_NO_FALSE_NEG, got == nDistinct,
+        "IN lookup of %d present items returned %lld rows", nDistinct,
+        (long long)got);
+}
+
+static void v_probe(vsub *V) {
+  if (V->m.nList && chance(0.5)) {
+    v_expect_found(V, mset_random(&V->m), "(random probe)");
+  } else {
+    int r = v_found(V, absent_id());
+    V->fp.nProbe++;
+    V->fp.nPos += r == 1;
+    V->fp.sumTarget += V->er;
+    V->fp.sumExpected += V->expectedFpr;
+  }
+}
+
+static int64_t v_table_count(vsub *V) {
+  int64_t c = -1;
+  if (step1(V->sCount) == SQLITE_ROW) c = sqlite3_column_int64(V->sCount, 0);
+  done(V->sCount);
+  return c;
+}
+
+static void v_sweep(vsub *V) {
+  uint64_t i;
+  int64_t c;
+  for (i = 0; i < V->m.nList; i++)
+    v_expect_found(V, V->m.aList[i], "(sweep)");
+  c = v_table_count(V);
+  CHECK(P_COUNT, c >= V->m.nTotal, "table count %lld below the model's %lld",
+        (long long)c, (long long)V->m.nTotal);
+  V->nSweep++;
+  V->nSinceSweep = 0;
+}
+
+static void v_check(vsub *V) {
+  sqlite3_stmt *s = prep(V->db, "SELECT cuckoo_check('t')");
+  const char *z = "(no row)";
+  if (sqlite3_step(s) == SQLITE_ROW)
+    z = (const char *)sqlite3_column_text(s, 0);
+  CHECK(P_CHECK, z && strcmp(z, "ok") == 0, "cuckoo_check: %s",
+        z ? z : sqlite3_errmsg(V->db));
+  sqlite3_finalize(s);
+  V->nCheck++;
+}
+
+/* Undo the model back to undo-log length pos; afterwards every item whose
+** copy the rollback brought back must be found. */
+static void v_undo_to(vsub *V, uint64_t pos) {
+  uint64_t i, nBack = 0;
+  uint64_t aBack[16];
+  for (i = V->nUndo; i > pos; i--) {
+    const undo *u = &V->aUndo[i - 1];
+    mset_add(&V->m, u->id, -u->delta);
+    if (u->delta < 0 && nBack < 16) aBack[nBack++] = u->id;
+  }
+  V->nUndo = pos;
+  for (i = 0; i < nBack; i++) {
+    int r;
+    if (mset_get(&V->m, aBack[i]) == 0) continue; /* added in it, too */
+    r = v_found(V, aBack[i]);
+    CHECK(P_ROLLBACK, r == 1,
+          "item %llu deleted in the undone part is not back",
+          (unsigned long long)aBack[i]);
+  }
+}
+
+static void v_txn(vsub *V) {
+  char zSql[64];
+  uint64_t r = rnd_below(100);
+  if (V->depth == 0) {
+    exec_or_die(V->db, "BEGIN");
+    V->depth = 1;
+    V->nUndo = 0;
+  } else if (r < 30 && V->depth < 8) {
+    snprintf(zSql, sizeof(zSql), "SAVEPOINT s%d", V->depth);
+    exec_or_die(V->db, zSql);
+    V->aSpPos[V->depth] = V->nUndo;
+    V->depth++;
+  } else if (r < 55 && V->depth > 1) {
+    snprintf(zSql, sizeof(zSql), "RELEASE s%d", V->depth - 1);
+    exec_or_die(V->db, zSql);
+    V->depth--;
+  } else if (r < 70 && V->depth > 1) {
+    snprintf(zSql, sizeof(zSql), "ROLLBACK TO s%d", V->depth - 1);
+    exec_or_die(V->db, zSql);
+    v_undo_to(V, V->aSpPos[V->depth - 1]);
+    V->nRollbackTo++;
+  } else if (r < 85) {
+    exec_or_die(V->db, "ROLLBACK");
+    v_undo_to(V, 0);
+    V->depth = 0;
+    V->nRollback++;
+  } else {
+    exec_or_die(V->db, "COMMIT");
+    V->depth = 0;
+    V->nUndo = 0;
+    V->nCommit++;
+  }
+}
+
+/* A second connection sees the committed state. */
+static void v_db2(vsub *V) {
+  sqlite3 *db2 = 0;
+  sqlite3_stmt *s;
+  int i;
+  if (sqlite3_open(V->zFile, &db2) != SQLITE_OK) exit(2);
+  s = prep(db2, "SELECT count(*) FROM t WHERE item = ?1");
+  for (i = 0; i < 50 && V->m.nList; i++) {
+    uint64_t id = mset_random(&V->m);
+    item_bind(s, 1, id, 0);
+    CHECK(P_NO_FALSE_NEG,
+          step1(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 1,
+          "second connection: item %llu not found (%s)", (unsigned long long)id,
+          sqlite3_errmsg(db2));
+    done(s);
+  }
+  sqlite3_finalize(s);
+  sqlite3_close(db2);
+  V->nDb2++;
+}
+
+/* Export every level into a new table; it must find every item. */
+static void v_export(vsub *V) {
+  char zSql[200];
+  sqlite3_stmt *s;
+  uint64_t i;
+  snprintf(zSql, sizeof(zSql),
+           "DROP TABLE IF EXISTS u; CREATE VIRTUAL TABLE u USING "
+           "cuckoo(capacity=10, seed=%llu)",
+           (unsigned long long)V->seed);
+  exec_or_die(V->db, zSql);
+  s = prep(V->db, "INSERT INTO u(filter) SELECT cuckoo_export('main', 't', "
+                  "level) FROM t_levels ORDER BY level");
+  if (sqlite3_step(s) != SQLITE_DONE) {
+    fail(P_ERRORS, "export/import: %s", sqlite3_errmsg(V->db));
+  }
+  sqlite3_finalize(s);
+  s = prep(V->db, "SELECT count(*) FROM u WHERE item = ?1");
+  for (i = 0; i < V->m.nList; i++) {
+    item_bind(s, 1, V->m.aList[i], 0);
+    CHECK(P_NO_FALSE_NEG,
+          step1(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 1,
+          "imported copy: item %llu not found",
+          (unsigned long long)V->m.aList[i]);
+    done(s);
+  }
+  sqlite3_finalize(s);
+  exec_or_die(V->db, "DROP TABLE u");
+  V->nExport++;
+}
+
+static void v_end_checks(vsub *V) {
+  int64_t lv;
+  char *z = 0;
+  sqlite3_stmt *s;
+  if (V->depth) {
+    exec_or_die(V->db, "COMMIT");
+    V->depth = 0;
+    V->nUndo = 0;
+  }
+  v_close(V);
+  v_open(V);
+  v_prepare(V);
+  v_sweep(V);
+  v_check(V);
+  s = prep(V->db, "PRAGMA integrity_check");
+  if (sqlite3_step(s) == SQLITE_ROW)
+    z = sqlite3_mprintf("%s", sqlite3_column_text(s, 0));
+  sqlite3_finalize(s);
+  CHECK(P_CHECK, z && strcmp(z, "ok") == 0, "integrity_check: %s", z);
+  sqlite3_free(z);
+  lv = one_int(V->db, "SELECT cuckoo_table_info('t') ->> 'levels'");
+  if ((uint64_t)lv > V->maxLevels) V->maxLevels = (uint64_t)lv;
+}
+
+static void v_step(vsub *V) {
+  uint64_t r = rnd_below(10000);
+  if (V->nSinceSweep++ > V->m.nList + 2000) v_sweep(V);
+  if ((g_op & 1023) == 0) {
+    sqlite3_stmt *s = V->sFpr;
+    if (step1(s) == SQLITE_ROW) V->expectedFpr = sqlite3_column_double(s, 0);
+    done(s);
+  }
+  if (r < 4300) {
+    v_probe(V);
+  } else if (r < 6300) {
+    v_insert(V, 1);
+  } else if (r < 6600) {
+    v_insert(V, 3);
+  } else if (r < 7200) {
+    v_insert_ignore(V);
+  } else if (r < 9300) {
+    v_delete(V);
+  } else if (r < 9500) {
+    v_update(V);
+  } else if (r < 9700) {
+    v_lookup_in(V);
+  } else if (r < 9720) {
+    v_bulk(V);
+  } else if (r < 9960) {
+    /* transactions: open most of the time, so most writes are inside
+    ** one and commits are not a journal round trip each */
+    if (V->depth == 0 || chance(0.25)) v_txn(V);
+  } else if (r < 9975) {
+    if (V->depth == 0) {
+      v_close(V);
+      v_open(V);
+      v_prepare(V);
+      V->nReopen++;
+    }
+  } else if (r < 9985) {
+    if (V->depth == 0) v_db2(V);
+  } else if (r < 9990) {
+    if (chance(4000.0 / (double)(V->m.nTotal + 4000))) v_check(V);
+  } else if (r < 9993) {
+    if (V->depth == 0 && chance(4000.0 / (double)(V->m.nTotal + 4000)))
+      v_export(V);
+  } else if (r < 9996) {
+    if (V->depth == 0 &&
+        (V->m.nTotal > 25000 || V->nRefusedHere > 300 || chance(0.05))) {
+      v_end_checks(V);
+      v_recreate(V);
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------
+** Main
+*/
+/* One run; returns the number of failed properties.  Prints the report
+** and a machine-readable "model_totals:" line for --jobs. */
+static int run_model(uint64_t nOps, const char *zDir, const char *zOnly,
+                     int quiet) {
+  int k, nFail = 0, nPass = 0;
+  struct timespec t0, t1;
+  double secs;
+  fsub F;
+  vsub V;
+  {
+    char zCmd[600];
+    snprintf(zCmd, sizeof(zCmd), "mkdir -p '%s'", zDir);
+    if (system(zCmd) != 0) exit(2);
+  }
+  g_rng = g_seed * 0x2545F4914F6CDD1DULL + 12345;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  f_init(&F);
+  v_init(&V, zDir);
+  for (g_op = 1; g_op <= nOps; g_op++) {
+    if (zOnly ? zOnly[0] == 'f' : (rnd() & 1))
+      f_step(&F);
+    else
+      v_step(&V);
+    if (!quiet && g_op % 10000000 == 0) {
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      printf("  %llu operations, %.0f s\n", (unsigned long long)g_op,
+             (double)(t1.tv_sec - t0.tv_sec));
+      fflush(stdout);
+    }
+    if (g_nReported > 100) break;
+  }
+  /* short runs: every rare operation at least once */
+  if (F.nWindow == 0) f_window(&F);
+  if (F.nMerge == 0) f_merge(&F);
+  if (V.nExport == 0 && V.depth == 0) v_export(&V);
+  g_op = nOps;
+  f_sweep(&F);
+  v_end_checks(&V);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  secs = (double)(t1.tv_sec - t0.tv_sec) +
+         1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+
+  printf("model_test: seed %llu, %llu operations in %.1f s (%.0f per "
+         "second)\n",
+         (unsigned long long)g_seed, (unsigned long long)nOps, secs,
+         (double)nOps / secs);
+  printf("filters: %llu sweeps, %llu merges (%llu collapsed copies), %llu "
+         "aggregate builds, %llu window runs, %llu refused adds\n",
+         (unsigned long long)F.nSweep, (unsigned long long)F.nMerge,
+         (unsigned long long)F.nCollapse, (unsigned long long)F.nAgg,
+         (unsigned long long)F.nWindow, (unsigned long long)F.nRefused);
+  printf("tables: %llu tables (up to %llu levels), %llu commits, %llu "
+         "rollbacks, %llu rollbacks to a savepoint, %llu reopens, %llu "
+         "second connections, %llu checks, %llu exports, %llu sweeps, "
+         "%llu refused writes, %llu deleted items still found\n",
+         (unsigned long long)V.nTable, (unsigned long long)V.maxLevels,
+         (unsigned long long)V.nCommit, (unsigned long long)V.nRollback,
+         (unsigned long long)V.nRollbackTo, (unsigned long long)V.nReopen,
+         (unsigned long long)V.nDb2, (unsigned long long)V.nCheck,
+         (unsigned long long)V.nExport, (unsigned long long)V.nSweep,
+         (unsigned long long)V.nRefused, (unsigned long long)V.nLeftover);
+  fp_report("filters", &F.fp, P_FPR_F);
+  fp_report("tables", &V.fp, P_FPR_V);
+  for (k = 0; k < P_N; k++) {
+    printf("  %-48s %12llu checks %6llu violations\n", azProp[k],
+           (unsigned long long)aChecked[k], (unsigned long long)aViolated[k]);
+    if (aViolated[k] || aChecked[k] == 0)
+      nFail++;
+    else
+      nPass++;
+  }
+  printf("model_totals: %llu %.3f %llu %llu %.6f %.6f %llu %llu %.6f %.6f "
+         "%llu\n",
+         (unsigned long long)nOps, secs, (unsigned long long)F.fp.nPos,
+         (unsigned long long)F.fp.nProbe, F.fp.sumTarget, F.fp.sumExpected,
+         (unsigned long long)V.fp.nPos, (unsigned long long)V.fp.nProbe,
+         V.fp.sumTarget, V.fp.sumExpected,
+         (unsigned long long)aChecked[P_NO_FALSE_NEG]);
+  f_close(&F);
+  v_close(&V);
+  mset_free(&V.m);
+  free(V.aUndo);
+  printf("model_test: %d passed, %d failed\n", nPass, nFail);
+  fflush(stdout);
+  return nFail;
+}
+
+/*
+** --jobs J: J processes with seeds S, S+1, ..., N/J operations each, in
+** directories DIR/job<j>, logs DIR/job<j>.log; their reports follow, then
+** the combined totals.
+*/
+static int run_jobs(int nJob, uint64_t nOps, const char *zDir, int quiet) {
+  char zLog[700], zLine[400];
+  int j, k, nFail = 0, nPass = 0;
+  uint64_t seed0 = g_seed;
+  double sumSecs = 0, maxSecs = 0, aT[4] = {0, 0, 0, 0};
+  unsigned long long nOpsAll = 0, nPosF = 0, nProbeF = 0, nPosV = 0,
+                     nProbeV = 0, nNoFn = 0;
+  struct timespec t0, t1;
+  pid_t aPid[64];
+  snprintf(zLog, sizeof(zLog), "mkdir -p '%s'", zDir);
+  if (system(zLog) != 0) exit(2);
+  fflush(stdout);
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (j = 0; j < nJob; j++) {
+    aPid[j] = fork();
+    if (aPid[j] < 0) {
+      perror("fork");
+      exit(2);
+    }
+    if (aPid[j] == 0) {
+      char zSub[650];
+      snprintf(zSub, sizeof(zSub), "%s/job%d", zDir, j);
+      snprintf(zLog, sizeof(zLog), "%s/job%d.log", zDir, j);
+      if (freopen(zLog, "w", stdout) == 0) _exit(2);
+      g_seed = seed0 + (uint64_t)j;
+      _exit(run_model(nOps / (uint64_t)nJob, zSub, 0, quiet) ? 1 : 0);
+    }
+  }
+  for (j = 0; j < nJob; j++) {
+    int status = 0;
+    FILE *f;
+    waitpid(aPid[j], &status, 0);
+    snprintf(zLog, sizeof(zLog), "%s/job%d.log", zDir, j);
+    printf("== job %d (seed %llu): %s\n", j, (unsigned long long)(seed0 + j),
+           zLog);
+    f = fopen(zLog, "r");
+    while (f && fgets(zLine, sizeof(zLine), f)) {
+      unsigned long long a[7];
+      double secs, t[4];
+      if (sscanf(zLine,
+                 "model_totals: %llu %lf %llu %llu %lf %lf %llu %llu %lf %lf "
+                 "%llu",
+                 &a[0], &secs, &a[1], &a[2], &t[0], &t[1], &a[3], &a[4], &t[2],
+                 &t[3], &a[5]) == 11) {
+        nOpsAll += a[0];
+        sumSecs += secs;
+        if (secs > maxSecs) maxSecs = secs;
+        nPosF += a[1];
+        nProbeF += a[2];
+        nPosV += a[3];
+        nProbeV += a[4];
+        nNoFn += a[5];
+        for (k = 0; k < 4; k++)
+          aT[k] += t[k];
+        continue;
+      }
+      if (strncmp(zLine, "model_test: ", 12) == 0 &&
+          strstr(zLine, " passed, ")) {
+        continue; /* summed below */
+      }
+      fputs(zLine, stdout);
+    }
+    if (f) fclose(f);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      nPass++;
+    } else {
+      nFail++;
+      printf("! job %d failed (status %d)\n", j, status);
+    }
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  printf("model_test: %d jobs, %llu operations in %.0f s wall clock (%.0f "
+         "CPU-seconds of the jobs), %llu no-false-negative checks\n",
+         nJob, nOpsAll,
+         (double)(t1.tv_sec - t0.tv_sec) +
+             1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
+         sumSecs, nNoFn);
+  printf("model_test: filters: %llu false positives in %llu probes: "
+         "measured %.5f%%, target %.5f%%, expected at the probed loads "
+         "%.5f%%\n",
+         nPosF, nProbeF, nProbeF ? 100.0 * (double)nPosF / (double)nProbeF : 0,
+         nProbeF ? 100.0 * aT[0] / (double)nProbeF : 0,
+         nProbeF ? 100.0 * aT[1] / (double)nProbeF : 0);
+  printf("model_test: tables: %llu false positives in %llu probes: "
+         "measured %.5f%%, target %.5f%%, expected at the probed loads "
+         "%.5f%%\n",
+         nPosV, nProbeV, nProbeV ? 100.0 * (double)nPosV / (double)nProbeV : 0,
+         nProbeV ? 100.0 * aT[2] / (double)nProbeV : 0,
+         nProbeV ? 100.0 * aT[3] / (double)nProbeV : 0);
+  (void)maxSecs;
+  printf("model_test: %d passed, %d failed\n", nPass, nFail);
+  return nFail ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  uint64_t nOps = 400000;
+  const char *zDir = "build/model";
+  const char *zOnly = 0; /* "f" or "v": one subject only (profiling) */
+  int quiet = 0, k, nJob = 1;
+  const char *zSan = getenv("CUCKOO_SANITIZED");
+
+  g_seed = 1;
+  if (zSan && atoi(zSan)) nOps /= 4;
+  for (k = 1; k < argc; k++) {
+    if (strcmp(argv[k], "--ops") == 0 && k + 1 < argc) {
+      nOps = (uint64_t)strtod(argv[++k], 0);
+    } else if (strcmp(argv[k], "--seed") == 0 && k + 1 < argc) {
+      g_seed = strtoull(argv[++k], 0, 10);
+    } else if (strcmp(argv[k], "--dir") == 0 && k + 1 < argc) {
+      zDir = argv[++k];
+    } else if (strcmp(argv[k], "--jobs") == 0 && k + 1 < argc) {
+      nJob = atoi(argv[++k]);
+      if (nJob < 1 || nJob > 64) nJob = 1;
+    } else if (strcmp(argv[k], "--only") == 0 && k + 1 < argc) {
+      zOnly = argv[++k];
+    } else if (strcmp(argv[k], "--quiet") == 0) {
+      quiet = 1;
+    } else {
+      fprintf(stderr,
+              "usage: %s [--ops N] [--seed S] [--jobs J] [--dir DIR] "
+              "[--quiet]\n",
+              argv[0]);
+      return 2;
+    }
+  }
+  sqlite3_auto_extension((void (*)(void))sqlite3_cuckoo_init);
+  if (nJob > 1) return run_jobs(nJob, nOps, zDir, quiet);
+  return run_model(nOps, zDir, zOnly, quiet) ? 1 : 0;
+}
