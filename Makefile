@@ -28,6 +28,9 @@ EXTHDR  := $(wildcard ext/*.h)
 CORESRC := ext/cuckoo_filter.c
 CTESTS  := $(patsubst tests/%.c,build/%,$(wildcard tests/*_test.c))
 ATESTS  := $(patsubst tests/%.c,build/asan/%,$(wildcard tests/*_test.c))
+# The core test once more built with -DCF_NO_SIMD: on an AVX-512 machine the
+# batches otherwise never take their scalar paths.
+CTESTS  += build/core_nosimd_test
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer
 PKGS    := gcc make tcl libsqlite3-dev libsqlite3-tcl libxxhash-dev sqlite3 \
@@ -60,6 +63,10 @@ deps:
 build/%_test: tests/%_test.c $(EXTSRC) $(EXTHDR)
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -Iext -o $@ $< $(CORESRC) -lm
+
+build/core_nosimd_test: tests/core_test.c $(EXTSRC) $(EXTHDR)
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) -DCF_NO_SIMD -Iext -o $@ $< $(CORESRC) -lm
 
 build/asan/%_test: tests/%_test.c $(EXTSRC) $(EXTHDR)
 	@mkdir -p build/asan
