@@ -14,6 +14,7 @@
 #                   MODEL_JOBS processes) and crash test (CRASH_KILLS kills)
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS s
 #   make bench      benchmarks (tests/bench), printed as tables
+#   make figure     redraw tests/bench/fpr_vs_bits.png (installs gnuplot-nox)
 #   make static     libcuckoo.a built with -DSQLITE_CORE for static linking
 #
 # `make demo` and the test targets first install missing Debian packages
@@ -27,6 +28,9 @@ EXTHDR  := $(wildcard ext/*.h)
 CORESRC := ext/cuckoo_filter.c
 CTESTS  := $(patsubst tests/%.c,build/%,$(wildcard tests/*_test.c))
 ATESTS  := $(patsubst tests/%.c,build/asan/%,$(wildcard tests/*_test.c))
+# The core test once more built with -DCF_NO_SIMD: on an AVX-512 machine the
+# batches otherwise never take their scalar paths.
+CTESTS  += build/core_nosimd_test
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer
 PKGS    := gcc make tcl libsqlite3-dev libsqlite3-tcl libxxhash-dev sqlite3 \
@@ -38,7 +42,7 @@ MODEL_SEED  ?= 1
 CRASH_KILLS ?= 400
 CRASH_SEED  ?= 1
 
-.PHONY: all deps test check asan demo bench static clean fuzz test-fuzz \
+.PHONY: all deps test check asan demo bench figure static clean fuzz test-fuzz \
         test-long
 
 all: cuckoo.so
@@ -59,6 +63,10 @@ deps:
 build/%_test: tests/%_test.c $(EXTSRC) $(EXTHDR)
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -Iext -o $@ $< $(CORESRC) -lm
+
+build/core_nosimd_test: tests/core_test.c $(EXTSRC) $(EXTHDR)
+	@mkdir -p build
+	$(CC) $(CFLAGS) $(WARN) -DCF_NO_SIMD -Iext -o $@ $< $(CORESRC) -lm
 
 build/asan/%_test: tests/%_test.c $(EXTSRC) $(EXTHDR)
 	@mkdir -p build/asan
@@ -121,6 +129,10 @@ demo: deps cuckoo.so
 
 bench: deps cuckoo.so
 	$(MAKE) -C tests/bench run
+
+# The README's space/false-positive figure (gnuplot: a bench-only need).
+figure: deps
+	$(MAKE) -C tests/bench figure
 
 # libFuzzer targets (clang): `fuzz` runs each for FUZZ_SECONDS,
 # `test-fuzz` for FUZZ_SHORT (part of `make test`).

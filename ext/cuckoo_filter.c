@@ -23,6 +23,13 @@
 ** (empty slots, 0, first) as v0 <= v1 <= v2 <= v3; bits 0..11 hold the
 ** code of their high nibbles (v >> (f-4); see cuckoo_sstable.h), then
 ** the low f-4 bits of v0, v1, v2, v3 in that order.
+**
+** Sections, in order: parameters; header; hashing (XXH3 in closed form
+** for 8-byte keys); bit fields and the bucket codecs over any region;
+** bucket words (one 64-bit load per bucket); decoded buckets and the
+** operations (one insertion algorithm, cf_place_x, plus its word-level
+** twin for plain buckets, cf_kick_swar); callback stores; merge; batches
+** (a grouped key pipeline with prefetch); AVX-512 batches.
 */
 #include "cuckoo_filter.h"
 
@@ -33,6 +40,9 @@
 #include <xxhash.h>
 
 #include "cuckoo_sstable.h"
+
+/* Small hot helpers are forced inline so batches compile to one loop. */
+#define CF_INLINE static inline __attribute__((always_inline))
 
 /* Load factor each bucket size fills to reliably (see README: Limits). */
 /*
@@ -50,21 +60,29 @@ static double cf_target_load(unsigned bucket_size, unsigned fp_bits) {
   }
 }
 
-uint64_t cf_get_u64(const uint8_t *p) {
-  uint64_t v = 0;
-  int i;
-  for (i = 7; i >= 0; i--) v = (v << 8) | p[i];
+CF_INLINE uint64_t cf_ld64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
   return v;
 }
 
-/* One 8-byte store: a byte loop here made cf_hash_int() reload the bytes
-** it had just stored one by one (a store-forwarding stall on every hash). */
-void cf_put_u64(uint8_t *p, uint64_t v) {
+CF_INLINE void cf_st64(uint8_t *p, uint64_t v) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
   v = __builtin_bswap64(v);
 #endif
   memcpy(p, &v, 8);
 }
+
+static inline uint64_t cf_width_mask(unsigned w) {
+  return w >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << w) - 1);
+}
+
+uint64_t cf_get_u64(const uint8_t *p) { return cf_ld64(p); }
+
+void cf_put_u64(uint8_t *p, uint64_t v) { cf_st64(p, v); }
 
 /* ---------------------------------------------------------------------
 ** Parameters
@@ -86,9 +104,9 @@ uint64_t cf_buckets_for(uint64_t capacity, unsigned bucket_size,
                         unsigned fp_bits) {
   /* Small tables vary more around the mean load: leave a margin that
   ** shrinks as 1/sqrt(capacity) (no failures in 300 seeds per size). */
-  double load = cf_target_load(bucket_size, fp_bits) -
-                (bucket_size == 2 ? 2.5 : 1.0) * CF_SMALL_MARGIN /
-                    sqrt((double)capacity);
+  double load =
+      cf_target_load(bucket_size, fp_bits) -
+      (bucket_size == 2 ? 2.5 : 1.0) * CF_SMALL_MARGIN / sqrt((double)capacity);
   double want;
   if (load < 0.25) load = 0.25;
   want = (double)capacity / ((double)bucket_size * load);
@@ -101,7 +119,8 @@ uint64_t cf_buckets_for(uint64_t capacity, unsigned bucket_size,
   ** least half the slots free (a few bytes). */
   if (capacity < 128 && m < (2 * capacity + bucket_size - 1) / bucket_size + 1)
     m = (2 * capacity + bucket_size - 1) / bucket_size + 1;
-  while (m * bucket_size < capacity) m++;
+  while (m * bucket_size < capacity)
+    m++;
   return m;
 }
 
@@ -136,8 +155,7 @@ static unsigned cf_min_fp_bits(unsigned bucket_size) {
 int cf_params_for(cf_params *p, uint64_t capacity, double error_rate,
                   unsigned bucket_size, uint64_t seed) {
   memset(p, 0, sizeof(*p));
-  if (bucket_size != 2 && bucket_size != 4 && bucket_size != 8)
-    return CF_RANGE;
+  if (bucket_size != 2 && bucket_size != 4 && bucket_size != 8) return CF_RANGE;
   p->bucket_size = bucket_size;
   p->fp_bits = cf_fp_bits_for(error_rate, bucket_size);
   if (p->fp_bits == 0) return CF_RANGE;
@@ -169,24 +187,41 @@ uint64_t cf_blob_size(const cf_params *p) {
 */
 
 static void cf_setup(cf_filter *f, uint8_t *buf) {
+  unsigned fb = f->p.fp_bits;
   f->blob = buf;
   f->table = buf + CF_HEADER_SIZE;
   f->table_size = (size_t)cf_table_size(&f->p);
   f->blob_size = CF_HEADER_SIZE + f->table_size;
-  f->fp_mask = (f->p.fp_bits == 32) ? 0xffffffffu
-                                     : (((uint64_t)1 << f->p.fp_bits) - 1);
+  f->fp_mask = (fb == 32) ? 0xffffffffu : (((uint64_t)1 << fb) - 1);
   f->bucket_bits = cf_bucket_bits(&f->p);
   f->semisort = (f->p.flags & CF_FLAG_SEMISORT) != 0;
   f->swar = 0;
+  f->ssword = 0;
+  f->lo = f->hi = f->ss_lo = f->ss_hi = f->ss_m7 = f->ss_gmul = 0;
+  f->bucket_mask = cf_width_mask(f->bucket_bits);
+  f->win_last = f->table_size >= 8 ? f->table_size - 8 : 0;
+  f->slot_recip = (65536u + fb - 1) / fb;
 #ifndef CF_NO_SWAR
-  if (!f->semisort && f->bucket_bits <= 57) {
+  /* One 64-bit window per bucket (see "Bucket words"). */
+  if (f->bucket_bits <= 57 && f->table_size >= 8) {
     unsigned s;
-    f->swar = 1;
-    f->lo = 0;
-    for (s = 0; s < f->p.bucket_size; s++)
-      f->lo |= (uint64_t)1 << (s * f->p.fp_bits);
-    f->hi = f->lo << (f->p.fp_bits - 1);
-    f->bucket_mask = ((uint64_t)1 << f->bucket_bits) - 1;
+    if (!f->semisort) {
+      f->swar = 1;
+      for (s = 0; s < f->p.bucket_size; s++)
+        f->lo |= (uint64_t)1 << (s * fb);
+      f->hi = f->lo << (fb - 1);
+    } else {
+      f->ssword = 1;
+      for (s = 0; s < 4; s++)
+        f->ss_lo |= (uint64_t)1 << (s * (fb - 4));
+      f->ss_hi = f->ss_lo << (fb - 5);
+      f->ss_m7 = f->ss_hi - f->ss_lo;
+      if (fb - 4 >= 5) { /* see cf_ss_match() */
+        unsigned k = fb - 4, t;
+        for (t = 0; t < 4; t++)
+          f->ss_gmul |= (uint64_t)1 << (3 * (k - 1) - t * (k - 1));
+      }
+    }
   }
 #endif
 }
@@ -277,28 +312,53 @@ void cf_rebase(cf_filter *f, void *buf) { cf_setup(f, (uint8_t *)buf); }
 ** Hashing
 */
 
-#define CF_KIND_INT 0x496e7465676572ULL  /* "Integer" */
-#define CF_KIND_REAL 0x5265616cULL       /* "Real" */
-#define CF_KIND_TEXT 0x54657874ULL       /* "Text" */
-#define CF_KIND_BLOB 0x426c6f62ULL       /* "Blob" */
+#define CF_KIND_INT 0x496e7465676572ULL /* "Integer" */
+#define CF_KIND_REAL 0x5265616cULL      /* "Real" */
+#define CF_KIND_TEXT 0x54657874ULL      /* "Text" */
+#define CF_KIND_BLOB 0x426c6f62ULL      /* "Blob" */
+
+/*
+** XXH3-64 of an 8-byte little-endian input, in closed form.  For inputs
+** of 4..8 bytes XXH3 reads the input as one 64-bit word (for 8 bytes:
+** the value rotated by 32 bits), XORs it with a key that depends only on
+** the seed and the secret, and finalizes with its rrmxmx mixer.  The key
+** is computed once per seed (and once per batch), so an integer costs
+** two multiplications and no byte shuffling.  tests/core_test.c checks
+** this against XXH3_64bits_withSeed() over many seeds and values: the
+** hash of an item is part of the BLOB format and must never change.
+*/
+CF_INLINE uint64_t cf_rotl64(uint64_t x, unsigned r) {
+  return (x << r) | (x >> (64 - r));
+}
+
+CF_INLINE uint64_t cf_xxh3_key8(uint64_t seed) {
+  seed ^= (uint64_t)XXH_swap32((uint32_t)seed) << 32;
+  return (XXH_readLE64(XXH3_kSecret + 8) ^ XXH_readLE64(XXH3_kSecret + 16)) -
+         seed;
+}
+
+CF_INLINE uint64_t cf_xxh3_8(uint64_t v, uint64_t key) {
+  uint64_t h = cf_rotl64(v, 32) ^ key;
+  h ^= cf_rotl64(h, 49) ^ cf_rotl64(h, 24);
+  h *= 0x9fb21c651e98df25ULL;
+  h ^= (h >> 35) + 8;
+  h *= 0x9fb21c651e98df25ULL;
+  return h ^ (h >> 28);
+}
 
 uint64_t cf_hash_int(uint64_t seed, int64_t v) {
-  uint8_t b[8];
-  cf_put_u64(b, (uint64_t)v);
-  return XXH3_64bits_withSeed(b, 8, seed ^ CF_KIND_INT);
+  return cf_xxh3_8((uint64_t)v, cf_xxh3_key8(seed ^ CF_KIND_INT));
 }
 
 uint64_t cf_hash_real(uint64_t seed, double v) {
   uint64_t bits;
-  uint8_t b[8];
   /* An integral value in int64 range equals that INTEGER in SQL. */
   if (v >= -9223372036854775808.0 && v < 9223372036854775808.0 &&
       v == floor(v)) {
     return cf_hash_int(seed, (int64_t)v);
   }
   memcpy(&bits, &v, 8);
-  cf_put_u64(b, bits);
-  return XXH3_64bits_withSeed(b, 8, seed ^ CF_KIND_REAL);
+  return cf_xxh3_8(bits, cf_xxh3_key8(seed ^ CF_KIND_REAL));
 }
 
 uint64_t cf_hash_text(uint64_t seed, const void *z, size_t n) {
@@ -310,7 +370,7 @@ uint64_t cf_hash_blob(uint64_t seed, const void *z, size_t n) {
 }
 
 /* A strong 64-bit mixer (a variant of the murmur3 finalizer). */
-static inline uint64_t cf_mix64(uint64_t x) {
+CF_INLINE uint64_t cf_mix64(uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdULL;
   x ^= x >> 33;
@@ -320,27 +380,36 @@ static inline uint64_t cf_mix64(uint64_t x) {
 }
 
 /* Map a 32-bit value uniformly onto [0, n) without division. */
-static inline uint32_t cf_reduce(uint32_t x, uint64_t n) {
+CF_INLINE uint32_t cf_reduce(uint32_t x, uint64_t n) {
   return (uint32_t)(((uint64_t)x * n) >> 32);
 }
 
-cf_key cf_key_from(const cf_params *p, uint64_t hash) {
+/* The key split (frozen by the format): the high half of the hash picks
+** the bucket, the low half a fingerprint in 1 .. fp_mask. */
+CF_INLINE cf_key cf_split(uint64_t nbuckets, uint64_t fp_mask, uint64_t hash) {
   cf_key k;
-  uint64_t nfp = (p->fp_bits == 32) ? 0xffffffffu
-                                     : (((uint64_t)1 << p->fp_bits) - 1);
-  k.i1 = cf_reduce((uint32_t)(hash >> 32), p->nbuckets);
-  /* uniform over 1 .. 2^f-1 */
-  k.fp = cf_reduce((uint32_t)hash, nfp) + 1;
+  k.i1 = cf_reduce((uint32_t)(hash >> 32), nbuckets);
+  k.fp = cf_reduce((uint32_t)hash, fp_mask) + 1;
   return k;
 }
 
+CF_INLINE uint32_t cf_alt(uint64_t nbuckets, uint32_t i, uint32_t fp) {
+  uint32_t h = cf_reduce((uint32_t)(cf_mix64(fp) >> 32), nbuckets);
+  return h >= i ? h - i : (uint32_t)(h + nbuckets - i);
+}
+
+cf_key cf_key_from(const cf_params *p, uint64_t hash) {
+  uint64_t nfp =
+      (p->fp_bits == 32) ? 0xffffffffu : (((uint64_t)1 << p->fp_bits) - 1);
+  return cf_split(p->nbuckets, nfp, hash);
+}
+
 cf_key cf_key_of(const cf_filter *f, uint64_t hash) {
-  return cf_key_from(&f->p, hash);
+  return cf_split(f->p.nbuckets, f->fp_mask, hash);
 }
 
 uint32_t cf_alt_bucket(uint64_t nbuckets, uint32_t i, uint32_t fp) {
-  uint32_t h = cf_reduce((uint32_t)(cf_mix64(fp) >> 32), nbuckets);
-  return h >= i ? h - i : (uint32_t)(h + nbuckets - i);
+  return cf_alt(nbuckets, i, fp);
 }
 
 /* ---------------------------------------------------------------------
@@ -354,13 +423,11 @@ static inline uint64_t cf_load_window(const uint8_t *t, size_t size,
                                       size_t byte) {
   uint64_t v = 0;
   if (byte + 8 <= size) {
-    memcpy(&v, t + byte, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
+    v = cf_ld64(t + byte);
   } else {
     size_t i;
-    for (i = size; i > byte; i--) v = (v << 8) | t[i - 1];
+    for (i = size; i > byte; i--)
+      v = (v << 8) | t[i - 1];
   }
   return v;
 }
@@ -368,10 +435,7 @@ static inline uint64_t cf_load_window(const uint8_t *t, size_t size,
 static inline void cf_store_window(uint8_t *t, size_t size, size_t byte,
                                    uint64_t v) {
   if (byte + 8 <= size) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    memcpy(t + byte, &v, 8);
+    cf_st64(t + byte, v);
   } else {
     size_t i;
     for (i = byte; i < size; i++) {
@@ -381,12 +445,8 @@ static inline void cf_store_window(uint8_t *t, size_t size, size_t byte,
   }
 }
 
-static inline uint64_t cf_width_mask(unsigned w) {
-  return w >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << w) - 1);
-}
-
-static inline uint32_t cf_bits_get(const uint8_t *t, size_t size,
-                                   uint64_t bit, unsigned w) {
+static inline uint32_t cf_bits_get(const uint8_t *t, size_t size, uint64_t bit,
+                                   unsigned w) {
   uint64_t win = cf_load_window(t, size, (size_t)(bit >> 3));
   return (uint32_t)((win >> (bit & 7)) & cf_width_mask(w));
 }
@@ -405,25 +465,31 @@ static inline void cf_bits_set(uint8_t *t, size_t size, uint64_t bit,
 /* ---------------------------------------------------------------------
 ** Bucket codecs.  A region is any byte range laid out like the bucket
 ** array; j is a bucket index within it.
+**
+** Semi-sorted: code = C(n0,1) + C(n1+1,2) + C(n2+2,3) + C(n3+3,4) for the
+** sorted nibbles n0 <= n1 <= n2 <= n3 (cuckoo_sstable.h), encoded with
+** the three 16-entry tables below (n0 is its own term) and decoded with
+** one load from cf_ss_decode, whose entries past the last code are 0.
 */
-
-/* code = C(n0,1) + C(n1+1,2) + C(n2+2,3) + C(n3+3,4) (cuckoo_sstable.h) */
 static const uint16_t cf_ss_c2[16] = {0,  1,  3,  6,  10, 15, 21,  28,
                                       36, 45, 55, 66, 78, 91, 105, 120};
-static const uint16_t cf_ss_c3[16] = {0,   1,   4,   10,  20,  35,
-                                      56,  84,  120, 165, 220, 286,
-                                      364, 455, 560, 680};
-static const uint16_t cf_ss_c4[16] = {0,    1,    5,    15,   35,   70,
-                                      126,  210,  330,  495,  715,  1001,
-                                      1365, 1820, 2380, 3060};
+static const uint16_t cf_ss_c3[16] = {0,   1,   4,   10,  20,  35,  56,  84,
+                                      120, 165, 220, 286, 364, 455, 560, 680};
+static const uint16_t cf_ss_c4[16] = {
+    0, 1, 5, 15, 35, 70, 126, 210, 330, 495, 715, 1001, 1365, 1820, 2380, 3060};
+
+/* The code of four sorted fingerprints of lb + 4 bits. */
+static inline uint32_t cf_ss_code(const uint32_t *a, unsigned lb) {
+  return (a[0] >> lb) + cf_ss_c2[a[1] >> lb] + cf_ss_c3[a[2] >> lb] +
+         cf_ss_c4[a[3] >> lb];
+}
 
 static inline void cf_ss_read(const uint8_t *t, size_t size, unsigned f,
                               uint64_t j, uint32_t *fps) {
   unsigned lb = f - 4, s;
   uint64_t base = j * (4 * f - 4);
-  uint32_t code = cf_bits_get(t, size, base, 12);
-  /* Codes past the table (a crafted BLOB) read as four zero nibbles. */
-  uint32_t nib = code < CF_SS_CODES ? cf_ss_decode[code] : 0;
+  /* Codes past the last one (a crafted BLOB) read as four zero nibbles. */
+  uint32_t nib = cf_ss_decode[cf_bits_get(t, size, base, 12)];
   for (s = 0; s < 4; s++) {
     fps[s] = (((nib >> (4 * s)) & 15u) << lb) |
              cf_bits_get(t, size, base + 12 + (uint64_t)s * lb, lb);
@@ -446,16 +512,14 @@ static inline void cf_sort4(uint32_t *a) {
 #undef CF_CSWAP
 }
 
-static inline void cf_ss_write(uint8_t *t, size_t size, unsigned f,
-                               uint64_t j, const uint32_t *fps) {
+static inline void cf_ss_write(uint8_t *t, size_t size, unsigned f, uint64_t j,
+                               const uint32_t *fps) {
   unsigned lb = f - 4, s;
   uint64_t base = j * (4 * f - 4);
-  uint32_t a[4], code;
+  uint32_t a[4];
   memcpy(a, fps, sizeof(a));
   cf_sort4(a);
-  code = (a[0] >> lb) + cf_ss_c2[a[1] >> lb] + cf_ss_c3[a[2] >> lb] +
-         cf_ss_c4[a[3] >> lb];
-  cf_bits_set(t, size, base, 12, code);
+  cf_bits_set(t, size, base, 12, cf_ss_code(a, lb));
   for (s = 0; s < 4; s++) {
     cf_bits_set(t, size, base + 12 + (uint64_t)s * lb, lb, a[s]);
   }
@@ -464,14 +528,15 @@ static inline void cf_ss_write(uint8_t *t, size_t size, unsigned f,
 static inline void cf_plain_read(const uint8_t *t, size_t size, unsigned b,
                                  unsigned f, uint64_t j, uint32_t *fps) {
   unsigned s;
-  for (s = 0; s < b; s++) fps[s] = cf_bits_get(t, size, (j * b + s) * f, f);
+  for (s = 0; s < b; s++)
+    fps[s] = cf_bits_get(t, size, (j * b + s) * f, f);
 }
 
 static inline void cf_plain_write(uint8_t *t, size_t size, unsigned b,
-                                  unsigned f, uint64_t j,
-                                  const uint32_t *fps) {
+                                  unsigned f, uint64_t j, const uint32_t *fps) {
   unsigned s;
-  for (s = 0; s < b; s++) cf_bits_set(t, size, (j * b + s) * f, f, fps[s]);
+  for (s = 0; s < b; s++)
+    cf_bits_set(t, size, (j * b + s) * f, f, fps[s]);
 }
 
 void cf_region_get(const cf_params *p, const uint8_t *t, size_t size,
@@ -492,31 +557,139 @@ void cf_region_set(const cf_params *p, uint8_t *t, size_t size, uint64_t j,
   }
 }
 
+/* ---------------------------------------------------------------------
+** Bucket words.  A bucket of at most 57 bits (plain b*f, or semi-sorted
+** 4f-4) lies inside the 8 bytes that start at its first byte.  Near the
+** end of the array that window is moved back to the array's last 8
+** bytes, so every bucket is one unaligned 64-bit load (and store), with
+** no byte-by-byte tail and no branch.  cf_setup() enables this (f->swar
+** for plain buckets, f->ssword for semi-sorted ones) when the geometry
+** fits and the array has at least 8 bytes.
+*/
+
+/* Offset of bucket i's 8-byte window; *pShift = the bucket's first bit
+** in it (0 .. 64 - bucket_bits). */
+CF_INLINE size_t cf_win(const cf_filter *f, uint32_t i, unsigned *pShift) {
+  uint64_t bit = (uint64_t)i * f->bucket_bits;
+  size_t byte = (size_t)(bit >> 3);
+  size_t at = byte < f->win_last ? byte : f->win_last;
+  *pShift = (unsigned)((byte - at) * 8 + (bit & 7));
+  return at;
+}
+
+/* Bucket i's bits in the low bits of the result; the bits above them
+** belong to the next buckets (callers that care mask them off). */
+CF_INLINE uint64_t cf_word_raw(const cf_filter *f, uint32_t i) {
+  unsigned sh;
+  size_t at = cf_win(f, i, &sh);
+  return cf_ld64(f->table + at) >> sh;
+}
+
+CF_INLINE uint64_t cf_word(const cf_filter *f, uint32_t i) {
+  return cf_word_raw(f, i) & f->bucket_mask;
+}
+
+CF_INLINE void cf_word_put(cf_filter *f, uint32_t i, uint64_t w) {
+  unsigned sh;
+  size_t at = cf_win(f, i, &sh);
+  uint64_t v = cf_ld64(f->table + at);
+  cf_st64(f->table + at, (v & ~(f->bucket_mask << sh)) | (w << sh));
+}
+
+CF_INLINE void cf_prefetch(const cf_filter *f, uint32_t i, int rw) {
+  const uint8_t *p = f->table + (((uint64_t)i * f->bucket_bits) >> 3);
+  if (rw) {
+    __builtin_prefetch(p, 1);
+  } else {
+    __builtin_prefetch(p, 0);
+  }
+}
+
 /*
-** Whole-bucket probing of plain buckets.  A bucket of b*f <= 57 bits is
-** one 64-bit load.  x = bucket XOR (fp repeated in every field) has a
+** Plain bucket words.  x = bucket XOR (fp repeated in every field) has a
 ** zero field exactly where fp is stored; (x - lo) & ~x & hi is nonzero
 ** iff some field of x is zero, and its lowest set bit lies in the lowest
 ** zero field (a borrow only travels upward from a zero field), so it also
-** gives the slot.
+** gives the slot.  Bits above the bucket do not matter: hi masks them
+** off and borrows never travel downward.
 */
-static inline uint64_t cf_bucket_word(const cf_filter *f, uint32_t i) {
-  uint64_t bit = (uint64_t)i * f->bucket_bits;
-  uint64_t w = cf_load_window(f->table, f->table_size, (size_t)(bit >> 3));
-  return (w >> (bit & 7)) & f->bucket_mask;
-}
-
-static inline uint64_t cf_zero_fields(const cf_filter *f, uint64_t x) {
+CF_INLINE uint64_t cf_zero_fields(const cf_filter *f, uint64_t x) {
   return (x - f->lo) & ~x & f->hi;
 }
 
-static inline void cf_read(const cf_filter *f, uint32_t i, uint32_t *fps) {
+/* The slot whose field holds bit `pos` (pos < 64; f->slot_recip is
+** ceil(2^16 / f), exact for these ranges). */
+CF_INLINE unsigned cf_slot_at(const cf_filter *f, unsigned pos) {
+  return (pos * f->slot_recip) >> 16;
+}
+
+/*
+** Semi-sorted bucket words: bits 0..11 the nibble code, then four low
+** parts of k = f - 4 bits.  cf_ss_match() returns the set of slots (bit s
+** for slot s of the sorted bucket) holding fp, without a branch: an
+** exact zero test of every low part at once (t = (x & m7) + m7 sets a
+** field's top bit iff its lower bits are nonzero, with no carry out of
+** the field), the same test on the four nibbles decoded with one table
+** load, and both masks gathered to four bits by a multiplication.
+**
+** The gather: the low parts' flags sit at bits s*k (after a shift by
+** k-1); multiplying by sum_t 2^(P - t(k-1)) puts flag s at bit P + s.
+** Two partial products land on the same bit only if k(s-s') =
+** (k-1)(t-t'), impossible for k >= 5 and s, t < 4, so the products are
+** distinct single bits (no carries) and P = 3(k-1) keeps them in 64 bits
+** for k <= 11 (f <= 15, which ssword requires).  cf_setup() stores the
+** multiplier in ss_gmul for k >= 5; shorter fingerprints loop.
+*/
+CF_INLINE unsigned cf_ss_match(const cf_filter *f, uint64_t w, uint32_t fp) {
+  unsigned k = f->p.fp_bits - 4, mLow;
+  uint64_t x = (w >> 12) ^ ((uint64_t)(fp & ((1u << k) - 1)) * f->ss_lo);
+  uint64_t zl = ~(((x & f->ss_m7) + f->ss_m7) | x) & f->ss_hi;
+  uint32_t y = cf_ss_decode[w & 0xfff] ^ ((fp >> k) * 0x1111u);
+  uint32_t zn = ~(((y & 0x7777u) + 0x7777u) | y) & 0x8888u;
+  if (f->ss_gmul) {
+    mLow = (unsigned)(((zl >> (k - 1)) * f->ss_gmul) >> (3 * (k - 1)));
+  } else {
+    unsigned s;
+    for (mLow = 0, s = 0; s < 4; s++) {
+      mLow |= (unsigned)((zl >> (s * k + k - 1)) & 1) << s;
+    }
+  }
+  /* bits 3, 7, 11, 15 of zn -> bits 0..3 (the same gather with k = 4) */
+  return mLow & (((zn >> 3) * 0x1248u) >> 12) & 15u;
+}
+
+CF_INLINE void cf_ss_unpack(const cf_filter *f, uint64_t w, uint32_t *fps) {
+  unsigned k = f->p.fp_bits - 4;
+  uint32_t nib = cf_ss_decode[w & 0xfff], lm = (1u << k) - 1;
+  uint64_t lows = w >> 12;
+  fps[0] = ((nib & 15u) << k) | ((uint32_t)lows & lm);
+  fps[1] = (((nib >> 4) & 15u) << k) | ((uint32_t)(lows >> k) & lm);
+  fps[2] = (((nib >> 8) & 15u) << k) | ((uint32_t)(lows >> 2 * k) & lm);
+  fps[3] = ((nib >> 12) << k) | ((uint32_t)(lows >> 3 * k) & lm);
+}
+
+/* a[0..3] sorted -> bucket word. */
+CF_INLINE uint64_t cf_ss_pack(const cf_filter *f, const uint32_t *a) {
+  unsigned k = f->p.fp_bits - 4;
+  uint64_t lm = ((uint64_t)1 << k) - 1;
+  return cf_ss_code(a, k) | (((a[0] & lm) | (a[1] & lm) << k |
+                              (a[2] & lm) << 2 * k | (a[3] & lm) << 3 * k)
+                             << 12);
+}
+
+/* ---------------------------------------------------------------------
+** Decoded buckets: the form every algorithm works on.
+*/
+
+CF_INLINE void cf_read(const cf_filter *f, uint32_t i, uint32_t *fps) {
   if (f->swar) {
-    uint64_t w = cf_bucket_word(f, i);
+    uint64_t w = cf_word(f, i);
     unsigned s;
     for (s = 0; s < f->p.bucket_size; s++) {
       fps[s] = (uint32_t)((w >> (s * f->p.fp_bits)) & f->fp_mask);
     }
+  } else if (f->ssword) {
+    cf_ss_unpack(f, cf_word_raw(f, i), fps);
   } else if (f->semisort) {
     cf_ss_read(f->table, f->table_size, f->p.fp_bits, i, fps);
   } else {
@@ -525,12 +698,24 @@ static inline void cf_read(const cf_filter *f, uint32_t i, uint32_t *fps) {
   }
 }
 
-static inline void cf_write(cf_filter *f, uint32_t i, const uint32_t *fps) {
-  if (f->semisort) {
+CF_INLINE void cf_write(cf_filter *f, uint32_t i, const uint32_t *fps) {
+  if (f->swar) {
+    uint64_t w = 0;
+    unsigned s;
+    for (s = 0; s < f->p.bucket_size; s++) {
+      w |= (uint64_t)fps[s] << (s * f->p.fp_bits);
+    }
+    cf_word_put(f, i, w);
+  } else if (f->ssword) {
+    uint32_t a[4];
+    memcpy(a, fps, sizeof(a));
+    cf_sort4(a);
+    cf_word_put(f, i, cf_ss_pack(f, a));
+  } else if (f->semisort) {
     cf_ss_write(f->table, f->table_size, f->p.fp_bits, i, fps);
   } else {
-    cf_plain_write(f->table, f->table_size, f->p.bucket_size, f->p.fp_bits,
-                   i, fps);
+    cf_plain_write(f->table, f->table_size, f->p.bucket_size, f->p.fp_bits, i,
+                   fps);
   }
 }
 
@@ -554,16 +739,21 @@ static inline int cf_slot_of(const uint32_t *fps, unsigned b, uint32_t fp) {
 static inline unsigned cf_count_of(const uint32_t *fps, unsigned b,
                                    uint32_t fp) {
   unsigned s, n = 0;
-  for (s = 0; s < b; s++) n += (fps[s] == fp);
+  for (s = 0; s < b; s++)
+    n += (fps[s] == fp);
   return n;
 }
 
-/* Index of fp in bucket i, or -1. */
-static inline int cf_find(const cf_filter *f, uint32_t i, uint32_t fp) {
+/* Index of the first slot of bucket i (decoded order) holding fp, or -1. */
+CF_INLINE int cf_find(const cf_filter *f, uint32_t i, uint32_t fp) {
   uint32_t a[CF_MAX_BUCKET_SIZE];
   if (f->swar) {
-    uint64_t z = cf_zero_fields(f, cf_bucket_word(f, i) ^ (fp * f->lo));
-    return z ? (int)((unsigned)__builtin_ctzll(z) / f->p.fp_bits) : -1;
+    uint64_t z = cf_zero_fields(f, cf_word_raw(f, i) ^ (fp * f->lo));
+    return z ? (int)cf_slot_at(f, (unsigned)__builtin_ctzll(z)) : -1;
+  }
+  if (f->ssword) {
+    unsigned m = cf_ss_match(f, cf_word_raw(f, i), fp);
+    return m ? __builtin_ctz(m) : -1;
   }
   cf_read(f, i, a);
   return cf_slot_of(a, f->p.bucket_size, fp);
@@ -580,29 +770,45 @@ static inline unsigned cf_count_in(const cf_filter *f, uint32_t i,
 ** Operations
 */
 
-int cf_contains(const cf_filter *f, cf_key k) {
-  uint32_t i2;
-  if (f->swar) {
-    uint64_t pat = k.fp * f->lo;
-    i2 = cf_alt_bucket(f->p.nbuckets, k.i1, k.fp);
-    return (cf_zero_fields(f, cf_bucket_word(f, k.i1) ^ pat) |
-            cf_zero_fields(f, cf_bucket_word(f, i2) ^ pat)) != 0;
+/* Bucket access modes, for code specialized on one of them. */
+#define CF_MODE_ANY 0  /* decided per call from f->swar / f->ssword */
+#define CF_MODE_SWAR 1 /* plain bucket words */
+#define CF_MODE_SS 2   /* semi-sorted bucket words */
+#define CF_MODE_BITS 3 /* field by field */
+
+/* Is fp in bucket i1 or i2?  (No need to skip i2 == i1 here.) */
+CF_INLINE int cf_has_m(const cf_filter *f, int mode, uint32_t i1, uint32_t i2,
+                       uint32_t fp) {
+  if (mode == CF_MODE_ANY) {
+    mode = f->swar ? CF_MODE_SWAR : f->ssword ? CF_MODE_SS : CF_MODE_BITS;
   }
-  if (cf_find(f, k.i1, k.fp) >= 0) return 1;
-  i2 = cf_alt_bucket(f->p.nbuckets, k.i1, k.fp);
-  return i2 != k.i1 && cf_find(f, i2, k.fp) >= 0;
+  if (mode == CF_MODE_SWAR) {
+    uint64_t pat = fp * f->lo;
+    return (cf_zero_fields(f, cf_word_raw(f, i1) ^ pat) |
+            cf_zero_fields(f, cf_word_raw(f, i2) ^ pat)) != 0;
+  }
+  if (mode == CF_MODE_SS) {
+    return (cf_ss_match(f, cf_word_raw(f, i1), fp) |
+            cf_ss_match(f, cf_word_raw(f, i2), fp)) != 0;
+  }
+  return cf_find(f, i1, fp) >= 0 || (i2 != i1 && cf_find(f, i2, fp) >= 0);
+}
+
+int cf_contains(const cf_filter *f, cf_key k) {
+  return cf_has_m(f, CF_MODE_ANY, k.i1, cf_alt(f->p.nbuckets, k.i1, k.fp),
+                  k.fp);
 }
 
 unsigned cf_copies(const cf_filter *f, cf_key k) {
-  uint32_t i2 = cf_alt_bucket(f->p.nbuckets, k.i1, k.fp);
+  uint32_t i2 = cf_alt(f->p.nbuckets, k.i1, k.fp);
   unsigned n = cf_count_in(f, k.i1, k.fp);
   if (i2 != k.i1) n += cf_count_in(f, i2, k.fp);
   return n;
 }
 
-/* One displacement, remembered so that a failed insert can be undone:
-** in bucket `bucket`, `put` replaced `old` (at `slot` of the decoded
-** bucket; a semi-sorted bucket may since have moved it). */
+/* One displacement of a plain bucket word (cf_kick_swar()), remembered
+** so that a failed insert can be undone: in bucket `bucket`, `put`
+** replaced `old` at `slot`. */
 typedef struct cf_undo {
   uint32_t bucket;
   uint32_t slot;
@@ -614,23 +820,33 @@ typedef int (*cf_read_fn)(void *ctx, uint32_t bucket, uint32_t *fps);
 typedef int (*cf_write_fn)(void *ctx, uint32_t bucket, const uint32_t *fps);
 
 /*
-** Place fp, whose candidate buckets are i1 and its alternate: the one
-** insertion algorithm (the paper's Algorithm 1), instantiated inline for
-** the in-memory table and for callback stores.  Deterministic: the first
-** bucket to kick from is a hash of (fp, i1), the victim slot at each step
-** a hash of (fingerprint in hand, bucket, step).  On CF_FULL/CF_TOO_MANY
-** every displacement is undone, last first, so the buckets are exactly
-** what they were.  An accessor error returns CF_IOERR after undoing what
-** it can.
+** Place fp, whose candidate buckets are i1 and i2 = its alternate: the
+** one insertion algorithm, instantiated inline for the in-memory table
+** and for callback stores.  The paper's Algorithm 1 (a random walk of at
+** most CF_MAX_KICKS displacements) with a one-step look-ahead: before
+** each displacement from the full bucket `cur`, the alternate buckets of
+** all b fingerprints in it are examined, and the first (in slot order)
+** with a free slot takes its fingerprint, whose slot in `cur` then takes
+** the one in hand.  Only when none has room does the walk displace a
+** victim.  The b look-ahead reads are independent, so they cost about one
+** memory latency together (the word-level twin prefetches them), while a
+** walk step costs one latency each and reaches a free slot less often:
+** on large tables this shortens the chains of dependent cache misses
+** that dominate building a full filter (tests/bench/speed_bench.c).
+**
+** Deterministic: the first bucket to walk from is a hash of (fp, i1), the
+** victim slot at each step a hash of (fingerprint in hand, bucket, step).
+** On CF_FULL/CF_TOO_MANY every displacement is undone, last first, so the
+** buckets are exactly what they were.  An accessor error returns CF_IOERR
+** after undoing what it can.
 */
-static inline __attribute__((always_inline)) int
-cf_place_x(cf_read_fn rd, cf_write_fn wr, void *ctx, uint64_t m, unsigned b,
-           uint32_t i1, uint32_t fp) {
-  cf_undo path[CF_MAX_KICKS];
-  uint32_t a[CF_MAX_BUCKET_SIZE];
-  uint32_t i2 = cf_alt_bucket(m, i1, fp);
+CF_INLINE int cf_place_x(cf_read_fn rd, cf_write_fn wr, void *ctx, uint64_t m,
+                         unsigned b, uint32_t i1, uint32_t i2, uint32_t fp) {
+  /* each displaced bucket's contents before the displacement */
+  uint32_t aBefore[CF_MAX_KICKS][CF_MAX_BUCKET_SIZE], aBucket[CF_MAX_KICKS];
+  uint32_t a[CF_MAX_BUCKET_SIZE], c[CF_MAX_BUCKET_SIZE], old;
   uint32_t cur, hand;
-  unsigned same;
+  unsigned same, t;
   int s, n, rc;
 
   if (rd(ctx, i1, a)) return CF_IOERR;
@@ -661,115 +877,326 @@ cf_place_x(cf_read_fn rd, cf_write_fn wr, void *ctx, uint64_t m, unsigned b,
       rc = CF_IOERR;
       break;
     }
-    path[n].bucket = cur;
-    path[n].slot = slot;
-    path[n].old = a[slot];
-    path[n].put = hand;
+    /* look-ahead: cur is full; can one of its fingerprints move over? */
+    for (t = 0; t < b; t++) {
+      uint32_t j = cf_alt(m, cur, a[t]);
+      if (rd(ctx, j, c)) break;
+      if ((s = cf_slot_of(c, b, 0)) >= 0) {
+        c[s] = a[t];
+        if (wr(ctx, j, c)) break;
+        a[t] = hand;
+        if (wr(ctx, cur, a) == 0) return CF_OK;
+        c[s] = 0; /* take the copy back (a failed write changed nothing) */
+        (void)wr(ctx, j, c);
+        break;
+      }
+    }
+    if (t < b) {
+      rc = CF_IOERR;
+      break;
+    }
+    aBucket[n] = cur;
+    memcpy(aBefore[n], a, sizeof(a));
+    old = a[slot];
     a[slot] = hand;
-    hand = path[n].old;
+    hand = old;
     if (wr(ctx, cur, a)) {
       rc = CF_IOERR; /* a failed write changed nothing (store contract) */
       break;
     }
-    cur = cf_alt_bucket(m, cur, hand);
-    if (rd(ctx, cur, a)) {
-      rc = CF_IOERR;
-      n++;
-      break;
-    }
-    if ((s = cf_slot_of(a, b, 0)) >= 0) {
-      a[s] = hand;
-      if (wr(ctx, cur, a) == 0) return CF_OK;
-      rc = CF_IOERR;
-      n++;
-      break;
-    }
+    /* the next bucket is full: the look-ahead found no room in it */
+    cur = cf_alt(m, cur, hand);
   }
   /* No room (or an accessor failed): put every displaced fingerprint
-  ** back where it was, last displacement first. */
+  ** back, last displacement first, writing each bucket as it was before
+  ** its displacement (so undoing reads nothing; a semi-sorted bucket
+  ** re-encodes to the same bytes).  Only a failing write can leave a
+  ** change behind. */
   while (n-- > 0) {
-    if (rd(ctx, path[n].bucket, a)) {
-      rc = CF_IOERR;
-      continue;
-    }
-    s = (int)path[n].slot;
-    if (a[s] != path[n].put) s = cf_slot_of(a, b, path[n].put);
-    if (s < 0) {
-      rc = CF_IOERR; /* a store that did not keep what it was given */
-      continue;
-    }
-    a[s] = path[n].old;
-    if (wr(ctx, path[n].bucket, a)) rc = CF_IOERR;
+    if (wr(ctx, aBucket[n], aBefore[n])) rc = CF_IOERR;
   }
   return rc;
 }
 
-static int cf_mem_read(void *ctx, uint32_t bucket, uint32_t *fps) {
+CF_INLINE int cf_mem_read(void *ctx, uint32_t bucket, uint32_t *fps) {
   cf_read((const cf_filter *)ctx, bucket, fps);
   return 0;
 }
 
-static int cf_mem_write(void *ctx, uint32_t bucket, const uint32_t *fps) {
+CF_INLINE int cf_mem_write(void *ctx, uint32_t bucket, const uint32_t *fps) {
   cf_write((cf_filter *)ctx, bucket, fps);
   return 0;
 }
 
-static int cf_place(cf_filter *f, uint32_t i1, uint32_t fp) {
+/*
+** cf_place_x() for plain bucket words, without decoding: the same
+** choices (first bucket, look-ahead order, victim slots, lowest free
+** slot), so the same bytes, at a fraction of the instructions per step,
+** with the b look-ahead buckets prefetched together.  Both buckets are
+** full when it is called.  Undoing restores the displaced fingerprints
+** in reverse order, so each field again holds what the displacement put
+** there.
+*/
+static int cf_kick_swar(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
+  cf_undo path[CF_MAX_KICKS];
+  const uint64_t m = f->p.nbuckets, fpm = f->fp_mask, pat = fp * f->lo;
+  const unsigned fb = f->p.fp_bits, b = f->p.bucket_size;
+  uint32_t cur, hand = fp, aAlt[CF_MAX_BUCKET_SIZE];
+  unsigned sh, t;
+  size_t at;
+  uint64_t v;
+  int n;
+
+  /* Both buckets full of this very fingerprint: kicking cannot help. */
+  if (cf_word(f, i1) == pat && (i2 == i1 || cf_word(f, i2) == pat)) {
+    return CF_TOO_MANY;
+  }
+  cur = (cf_mix64(((uint64_t)fp << 32) ^ i1) & 1) ? i2 : i1;
+  for (n = 0; n < CF_MAX_KICKS; n++) {
+    unsigned slot = (unsigned)(cf_mix64(((uint64_t)hand << 32) ^ cur ^
+                                        ((uint64_t)n << 56)) &
+                               (b - 1));
+    unsigned pos;
+    at = cf_win(f, cur, &sh);
+    v = cf_ld64(f->table + at);
+    for (t = 0; t < b; t++) {
+      aAlt[t] = cf_alt(m, cur, (uint32_t)((v >> (sh + t * fb)) & fpm));
+      cf_prefetch(f, aAlt[t], 1);
+    }
+    for (t = 0; t < b; t++) {
+      unsigned sh2;
+      size_t at2 = cf_win(f, aAlt[t], &sh2);
+      uint64_t v2 = cf_ld64(f->table + at2);
+      uint64_t z = cf_zero_fields(f, v2 >> sh2);
+      if (z) {
+        uint64_t moved = (v >> (sh + t * fb)) & fpm;
+        pos = sh2 + cf_slot_at(f, (unsigned)__builtin_ctzll(z)) * fb;
+        cf_st64(f->table + at2, v2 | (moved << pos));
+        /* the windows may overlap: reload before writing cur */
+        v = cf_ld64(f->table + at);
+        pos = sh + t * fb;
+        cf_st64(f->table + at, v ^ ((moved ^ hand) << pos));
+        return CF_OK;
+      }
+    }
+    pos = sh + slot * fb;
+    path[n].bucket = cur;
+    path[n].slot = slot;
+    path[n].old = (uint32_t)((v >> pos) & fpm);
+    path[n].put = hand;
+    cf_st64(f->table + at, v ^ ((uint64_t)(path[n].old ^ hand) << pos));
+    hand = path[n].old;
+    cur = aAlt[slot];
+  }
+  while (n-- > 0) {
+    unsigned pos;
+    at = cf_win(f, path[n].bucket, &sh);
+    v = cf_ld64(f->table + at);
+    pos = sh + path[n].slot * fb;
+    cf_st64(f->table + at, v ^ ((uint64_t)(path[n].old ^ path[n].put) << pos));
+  }
+  return CF_FULL;
+}
+
+/* A semi-sorted bucket word has a free slot iff its smallest fingerprint
+** (slot 0 of the sorted bucket) is 0. */
+CF_INLINE int cf_ss_free(const cf_filter *f, uint64_t w) {
+  return (cf_ss_decode[w & 0xfff] & 15u) == 0 &&
+         ((w >> 12) & (((uint64_t)1 << (f->p.fp_bits - 4)) - 1)) == 0;
+}
+
+/* Sorted a[0..3] with a[0] == 0 (a free slot), plus fp, still sorted. */
+CF_INLINE void cf_ss_add(uint32_t *a, uint32_t fp) {
+  int s;
+  for (s = 0; s < 3 && a[s + 1] < fp; s++)
+    a[s] = a[s + 1];
+  a[s] = fp;
+}
+
+/*
+** cf_place_x() for semi-sorted bucket words: the same choices (slots in
+** sorted order), so the same bytes, with the look-ahead buckets
+** prefetched together and tested for a free slot without decoding.  Both
+** buckets are full when it is called.  Undoing writes back each
+** displaced bucket's word as it was.
+*/
+static int cf_kick_ss(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
+  uint64_t aBefore[CF_MAX_KICKS];
+  uint32_t aBucket[CF_MAX_KICKS], aAlt[4], a[4], c[4], cur, hand = fp, old;
+  const uint64_t m = f->p.nbuckets;
+  unsigned t;
+  int n;
+
+  /* Both buckets full of this very fingerprint: kicking cannot help. */
+  cf_ss_unpack(f, cf_word_raw(f, i1), a);
+  if (a[0] == fp && a[3] == fp) {
+    cf_ss_unpack(f, cf_word_raw(f, i2), c);
+    if (i2 == i1 || (c[0] == fp && c[3] == fp)) return CF_TOO_MANY;
+  }
+  cur = (cf_mix64(((uint64_t)fp << 32) ^ i1) & 1) ? i2 : i1;
+  for (n = 0; n < CF_MAX_KICKS; n++) {
+    unsigned slot = (unsigned)(cf_mix64(((uint64_t)hand << 32) ^ cur ^
+                                        ((uint64_t)n << 56)) &
+                               3);
+    uint64_t w = cf_word(f, cur);
+    cf_ss_unpack(f, w, a);
+    for (t = 0; t < 4; t++) {
+      aAlt[t] = cf_alt(m, cur, a[t]);
+      cf_prefetch(f, aAlt[t], 1);
+    }
+    for (t = 0; t < 4; t++) {
+      uint64_t w2 = cf_word_raw(f, aAlt[t]);
+      if (cf_ss_free(f, w2)) {
+        cf_ss_unpack(f, w2, c);
+        cf_ss_add(c, a[t]);
+        cf_word_put(f, aAlt[t], cf_ss_pack(f, c));
+        a[t] = hand;
+        cf_sort4(a);
+        cf_word_put(f, cur, cf_ss_pack(f, a));
+        return CF_OK;
+      }
+    }
+    aBucket[n] = cur;
+    aBefore[n] = w;
+    old = a[slot];
+    a[slot] = hand;
+    hand = old;
+    cf_sort4(a);
+    cf_word_put(f, cur, cf_ss_pack(f, a));
+    cur = aAlt[slot];
+  }
+  while (n-- > 0)
+    cf_word_put(f, aBucket[n], aBefore[n]);
+  return CF_FULL;
+}
+
+/* The slow path of an insert, kept out of line. */
+static __attribute__((noinline)) int cf_kick(cf_filter *f, uint32_t i1,
+                                             uint32_t i2, uint32_t fp) {
+  if (f->swar) return cf_kick_swar(f, i1, i2, fp);
+  if (f->ssword) return cf_kick_ss(f, i1, i2, fp);
+  return cf_place_x(cf_mem_read, cf_mem_write, f, f->p.nbuckets,
+                    f->p.bucket_size, i1, i2, fp);
+}
+
+/*
+** A free slot in bucket i takes fp: 1 if it did.  The same slot as
+** cf_place_x() would choose: the lowest free slot of a plain bucket; a
+** semi-sorted bucket has a free slot iff its smallest fingerprint is 0.
+*/
+CF_INLINE int cf_put_free(cf_filter *f, uint32_t i, uint32_t fp) {
+  if (f->swar) {
+    unsigned sh;
+    size_t at = cf_win(f, i, &sh);
+    uint64_t v = cf_ld64(f->table + at);
+    uint64_t z = cf_zero_fields(f, v >> sh);
+    if (z == 0) return 0;
+    /* the field is zero: OR the fingerprint in */
+    cf_st64(
+        f->table + at,
+        v | ((uint64_t)fp << (sh + cf_slot_at(f, (unsigned)__builtin_ctzll(z)) *
+                                       f->p.fp_bits)));
+    return 1;
+  }
+  if (f->ssword) {
+    uint64_t w = cf_word_raw(f, i);
+    uint32_t a[4];
+    if (!cf_ss_free(f, w)) return 0;
+    /* a[0] is the free slot; move fp up to its sorted place */
+    cf_ss_unpack(f, w, a);
+    cf_ss_add(a, fp);
+    cf_word_put(f, i, cf_ss_pack(f, a));
+    return 1;
+  }
+  {
+    uint32_t a[CF_MAX_BUCKET_SIZE];
+    int s;
+    cf_read(f, i, a);
+    if ((s = cf_slot_of(a, f->p.bucket_size, 0)) < 0) return 0;
+    a[s] = fp;
+    cf_write(f, i, a);
+    return 1;
+  }
+}
+
+/* Insert without updating the header's count (batches write it once). */
+CF_INLINE int cf_place(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
   int rc;
   if (f->count >= f->p.nbuckets * f->p.bucket_size) return CF_FULL;
-  if (f->swar) {
-    /* Fast path: a free slot in either bucket (the same choice as
-    ** cf_place_x makes). */
-    uint32_t i2;
-    int s;
-    if ((s = cf_find(f, i1, 0)) >= 0) {
-      cf_bits_set(f->table, f->table_size,
-                  ((uint64_t)i1 * f->p.bucket_size + (unsigned)s) *
-                      f->p.fp_bits,
-                  f->p.fp_bits, fp);
-      goto placed;
-    }
-    i2 = cf_alt_bucket(f->p.nbuckets, i1, fp);
-    if (i2 != i1 && (s = cf_find(f, i2, 0)) >= 0) {
-      cf_bits_set(f->table, f->table_size,
-                  ((uint64_t)i2 * f->p.bucket_size + (unsigned)s) *
-                      f->p.fp_bits,
-                  f->p.fp_bits, fp);
-      goto placed;
-    }
+  if (cf_put_free(f, i1, fp) || (i2 != i1 && cf_put_free(f, i2, fp))) {
+    f->count++;
+    return CF_OK;
   }
-  rc = cf_place_x(cf_mem_read, cf_mem_write, f, f->p.nbuckets,
-                  f->p.bucket_size, i1, fp);
-  if (rc != CF_OK) return rc;
-placed:
-  f->count++;
-  cf_write_count(f);
+  rc = cf_kick(f, i1, i2, fp);
+  if (rc == CF_OK) f->count++;
+  return rc;
+}
+
+/* Clear one copy of fp from bucket i1, else from i2: CF_OK, CF_NOTFOUND
+** or CF_CORRUPT (a copy found while the count is 0).  The header's count
+** is left to the caller. */
+CF_INLINE int cf_unplace(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
+  uint32_t i = i1;
+  if (f->swar) {
+    uint64_t pat = fp * f->lo, v, z;
+    unsigned sh;
+    size_t at = cf_win(f, i, &sh);
+    v = cf_ld64(f->table + at);
+    z = cf_zero_fields(f, (v >> sh) ^ pat);
+    if (z == 0 && i2 != i1) {
+      at = cf_win(f, i = i2, &sh);
+      v = cf_ld64(f->table + at);
+      z = cf_zero_fields(f, (v >> sh) ^ pat);
+    }
+    if (z == 0) return CF_NOTFOUND;
+    if (f->count == 0) return CF_CORRUPT;
+    sh += cf_slot_at(f, (unsigned)__builtin_ctzll(z)) * f->p.fp_bits;
+    cf_st64(f->table + at, v & ~(f->fp_mask << sh));
+  } else if (f->ssword) {
+    /* the sorted bucket without slot s: 0, then the others in order */
+    uint32_t a[4];
+    uint64_t w = cf_word_raw(f, i);
+    unsigned mm = cf_ss_match(f, w, fp), s;
+    if (mm == 0 && i2 != i1)
+      mm = cf_ss_match(f, w = cf_word_raw(f, i = i2), fp);
+    if (mm == 0) return CF_NOTFOUND;
+    if (f->count == 0) return CF_CORRUPT;
+    cf_ss_unpack(f, w, a);
+    for (s = (unsigned)__builtin_ctz(mm); s > 0; s--)
+      a[s] = a[s - 1];
+    a[0] = 0;
+    cf_word_put(f, i, cf_ss_pack(f, a));
+  } else {
+    uint32_t a[CF_MAX_BUCKET_SIZE];
+    int s = cf_find(f, i, fp);
+    if (s < 0) {
+      if (i2 == i1 || (s = cf_find(f, i = i2, fp)) < 0) return CF_NOTFOUND;
+    }
+    if (f->count == 0) return CF_CORRUPT;
+    cf_read(f, i, a);
+    a[s] = 0;
+    cf_write(f, i, a);
+  }
+  f->count--;
   return CF_OK;
 }
 
-int cf_insert(cf_filter *f, cf_key k) { return cf_place(f, k.i1, k.fp); }
+int cf_insert(cf_filter *f, cf_key k) {
+  int rc = cf_place(f, k.i1, cf_alt(f->p.nbuckets, k.i1, k.fp), k.fp);
+  if (rc == CF_OK) cf_write_count(f);
+  return rc;
+}
 
 int cf_remove(cf_filter *f, cf_key k) {
-  uint32_t a[CF_MAX_BUCKET_SIZE];
-  uint32_t i = k.i1;
-  int s = cf_find(f, i, k.fp);
-  if (s < 0) {
-    i = cf_alt_bucket(f->p.nbuckets, k.i1, k.fp);
-    if (i == k.i1 || (s = cf_find(f, i, k.fp)) < 0) return CF_NOTFOUND;
-  }
-  if (f->count == 0) return CF_CORRUPT;
-  cf_read(f, i, a);
-  a[s] = 0;
-  cf_write(f, i, a);
-  f->count--;
-  cf_write_count(f);
-  return CF_OK;
+  int rc = cf_unplace(f, k.i1, cf_alt(f->p.nbuckets, k.i1, k.fp), k.fp);
+  if (rc == CF_OK) cf_write_count(f);
+  return rc;
 }
 
 /* Callback stores (e.g. the virtual table's block cache). */
 int cf_store_insert(const cf_params *p, const cf_store *st, cf_key k) {
-  return cf_place_x(st->read, st->write, st->ctx, p->nbuckets,
-                    p->bucket_size, k.i1, k.fp);
+  return cf_place_x(st->read, st->write, st->ctx, p->nbuckets, p->bucket_size,
+                    k.i1, cf_alt(p->nbuckets, k.i1, k.fp), k.fp);
 }
 
 /* Slot of fp in bucket i of a store (-1: absent); *prc set on error. */
@@ -793,7 +1220,7 @@ int cf_store_contains(const cf_params *p, const cf_store *st, cf_key k,
     return CF_OK;
   }
   if (rc) return rc;
-  i2 = cf_alt_bucket(p->nbuckets, k.i1, k.fp);
+  i2 = cf_alt(p->nbuckets, k.i1, k.fp);
   if (i2 != k.i1 && cf_store_find(p, st, i2, k.fp, a, &rc) >= 0) *pFound = 1;
   return rc;
 }
@@ -805,7 +1232,7 @@ int cf_store_remove(const cf_params *p, const cf_store *st, cf_key k) {
   s = cf_store_find(p, st, i, k.fp, a, &rc);
   if (rc) return rc;
   if (s < 0) {
-    i = cf_alt_bucket(p->nbuckets, k.i1, k.fp);
+    i = cf_alt(p->nbuckets, k.i1, k.fp);
     if (i == k.i1) return CF_NOTFOUND;
     s = cf_store_find(p, st, i, k.fp, a, &rc);
     if (rc) return rc;
@@ -825,7 +1252,7 @@ int cf_merge(cf_filter *dst, const cf_filter *src) {
   uint32_t a[CF_MAX_BUCKET_SIZE];
   uint64_t i;
   unsigned s, b = src->p.bucket_size;
-  int rc;
+  int rc = CF_OK;
   if (dst->p.nbuckets != src->p.nbuckets ||
       dst->p.bucket_size != src->p.bucket_size ||
       dst->p.fp_bits != src->p.fp_bits || dst->p.flags != src->p.flags ||
@@ -839,18 +1266,21 @@ int cf_merge(cf_filter *dst, const cf_filter *src) {
       unsigned have, want;
       cf_key k;
       if (fp == 0 || cf_slot_of(a, s, fp) >= 0) continue; /* empty/seen */
-      j = cf_alt_bucket(src->p.nbuckets, (uint32_t)i, fp);
+      j = cf_alt(src->p.nbuckets, (uint32_t)i, fp);
       if (j < i && cf_count_in(src, j, fp) > 0) continue; /* seen at j */
       k.i1 = (uint32_t)i;
       k.fp = fp;
       want = cf_copies(src, k);
       for (have = cf_copies(dst, k); have < want; have++) {
-        rc = cf_place(dst, (uint32_t)i, fp);
-        if (rc != CF_OK) return rc;
+        rc = cf_place(dst, (uint32_t)i, j, fp);
+        if (rc != CF_OK) break;
       }
+      if (rc != CF_OK) break;
     }
+    if (rc != CF_OK) break;
   }
-  return CF_OK;
+  cf_write_count(dst);
+  return rc;
 }
 
 uint64_t cf_count_slots(const cf_filter *f) {
@@ -859,7 +1289,8 @@ uint64_t cf_count_slots(const cf_filter *f) {
   unsigned s;
   for (i = 0; i < f->p.nbuckets; i++) {
     cf_read(f, (uint32_t)i, a);
-    for (s = 0; s < f->p.bucket_size; s++) n += (a[s] != 0);
+    for (s = 0; s < f->p.bucket_size; s++)
+      n += (a[s] != 0);
   }
   return n;
 }
@@ -871,6 +1302,453 @@ double cf_expected_fpr(const cf_filter *f) {
   double load = slots > 0 ? (double)f->count / slots : 0.0;
   double per = 1.0 / (double)f->fp_mask;
   return 1.0 - pow(1.0 - per * load, 2.0 * f->p.bucket_size);
+}
+
+/* ---------------------------------------------------------------------
+** Batches.  Items go in groups of CF_GROUP.  The keys of group g + 1
+** (both buckets and the fingerprint of every item) are computed, and on
+** a large array their buckets prefetched, before group g is handled.
+** The long multiply chains of the keys then overlap the probes instead
+** of stalling them, and the 2 * CF_GROUP buckets of the next group are
+** in flight while the current one is handled, instead of the two of one
+** item (prefetching only pays off for arrays larger than the caches close
+** to the core; groups larger than 8 were slower on 96 MB tables, as more
+** prefetches than the core can track queue up).  Items are handled strictly
+** in order, so the results and the bytes are those of the single-item
+** functions.  The handling works on a local copy of the filter view (a
+** store through the uint8_t output array could otherwise alias it and
+** force every field to be reloaded) and writes the count back once.
+*/
+#define CF_GROUP 8 /* items per group (a multiple of 8; 8 measured best) */
+#define CF_PREFETCH_MIN (1u << 20) /* smaller arrays are not prefetched */
+
+#define CF_OP_HAS 0
+#define CF_OP_PUT 1
+#define CF_OP_DEL 2
+
+typedef struct cf_keygroup {
+  uint32_t i1[CF_GROUP], i2[CF_GROUP], fp[CF_GROUP];
+} cf_keygroup;
+
+/* Keys of n <= CF_GROUP hashes, for m buckets and fingerprint mask fpm. */
+typedef void (*cf_keys_fn)(uint64_t m, uint64_t fpm, const uint64_t *aHash,
+                           size_t n, cf_keygroup *g);
+
+static void cf_keys(uint64_t m, uint64_t fpm, const uint64_t *aHash, size_t n,
+                    cf_keygroup *g) {
+  size_t r;
+  for (r = 0; r < n; r++) {
+    cf_key k = cf_split(m, fpm, aHash[r]);
+    g->i1[r] = k.i1;
+    g->fp[r] = k.fp;
+    g->i2[r] = cf_alt(m, k.i1, k.fp);
+  }
+}
+
+CF_INLINE size_t cf_batch(cf_filter *pF, const uint64_t *aHash, size_t n,
+                          uint8_t *aOut, int *pRc, int op, int mode, int pf,
+                          cf_keys_fn keys) {
+  cf_filter F = *pF;
+  cf_keygroup kg[2];
+  size_t g, r, nGroup = (n + CF_GROUP - 1) / CF_GROUP, nDone = 0;
+  int rc = CF_OK;
+  for (g = 0; g <= nGroup; g++) {
+    if (g < nGroup) {
+      size_t k = n - g * CF_GROUP < CF_GROUP ? n - g * CF_GROUP : CF_GROUP;
+      cf_keygroup *q = &kg[g & 1];
+      keys(F.p.nbuckets, F.fp_mask, aHash + g * CF_GROUP, k, q);
+      for (r = 0; pf && r < k; r++) {
+        cf_prefetch(&F, q->i1[r], op != CF_OP_HAS);
+        cf_prefetch(&F, q->i2[r], op != CF_OP_HAS);
+      }
+    }
+    if (g > 0) {
+      size_t base = (g - 1) * CF_GROUP;
+      size_t k = n - base < CF_GROUP ? n - base : CF_GROUP;
+      const cf_keygroup *q = &kg[(g - 1) & 1];
+      for (r = 0; r < k; r++) {
+        int x;
+        if (op == CF_OP_HAS) {
+          x = cf_has_m(&F, mode, q->i1[r], q->i2[r], q->fp[r]);
+        } else if (op == CF_OP_PUT) {
+          rc = cf_place(&F, q->i1[r], q->i2[r], q->fp[r]);
+          if (rc != CF_OK) goto done;
+          x = 1;
+        } else {
+          x = cf_unplace(&F, q->i1[r], q->i2[r], q->fp[r]) == CF_OK;
+        }
+        if (aOut) aOut[base + r] = (uint8_t)x;
+        nDone += (size_t)x;
+      }
+    }
+  }
+done:
+  if (op != CF_OP_HAS && F.count != pF->count) {
+    pF->count = F.count;
+    cf_write_count(pF);
+  }
+  if (pRc) *pRc = rc;
+  return nDone;
+}
+
+/* The instances (each its own loop, so each keeps its locals in
+** registers). */
+#define CF_BATCH_FN(name, op, mode, pf)                                        \
+  static __attribute__((noinline)) size_t name(                                \
+      cf_filter *f, const uint64_t *aHash, size_t n, uint8_t *aOut, int *pRc,  \
+      cf_keys_fn keys) {                                                       \
+    return cf_batch(f, aHash, n, aOut, pRc, op, mode, pf, keys);               \
+  }
+CF_BATCH_FN(cf_has_swar_n, CF_OP_HAS, CF_MODE_SWAR, 0)
+CF_BATCH_FN(cf_has_swar_pf, CF_OP_HAS, CF_MODE_SWAR, 1)
+CF_BATCH_FN(cf_has_ss_n, CF_OP_HAS, CF_MODE_SS, 0)
+CF_BATCH_FN(cf_has_ss_pf, CF_OP_HAS, CF_MODE_SS, 1)
+CF_BATCH_FN(cf_has_bits_n, CF_OP_HAS, CF_MODE_BITS, 0)
+CF_BATCH_FN(cf_put_n, CF_OP_PUT, CF_MODE_ANY, 0)
+CF_BATCH_FN(cf_put_pf, CF_OP_PUT, CF_MODE_ANY, 1)
+CF_BATCH_FN(cf_del_n, CF_OP_DEL, CF_MODE_ANY, 0)
+CF_BATCH_FN(cf_del_pf, CF_OP_DEL, CF_MODE_ANY, 1)
+#undef CF_BATCH_FN
+
+/* ---------------------------------------------------------------------
+** AVX-512 batches (x86-64 with GCC or Clang; chosen at run time when the
+** CPU and the OS support AVX-512 F/DQ/BW/VL, else the scalar loops
+** run).  Eight items per vector: the same arithmetic as the scalar code,
+** lane by lane (32x32-bit multiplications for the multiply-shift
+** reductions, 64-bit ones for XXH3 and the mixer), one gather per
+** candidate bucket, and the same zero-field test, so the results are
+** exactly the scalar ones (tests/core_test.c compares them).  Building
+** with -DCF_NO_SIMD leaves this section out.
+*/
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&        \
+    !defined(CF_NO_SIMD)
+#define CF_AVX512 1
+#include <immintrin.h>
+
+#define CF_TARGET_AVX512                                                       \
+  __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl")))
+
+static int cf_have_avx512(void) {
+  return __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl");
+}
+
+CF_TARGET_AVX512 static void cf_hash8_avx512(uint64_t key, const int64_t *aV,
+                                             size_t n, uint64_t *aHash) {
+  const __m512i vKey = _mm512_set1_epi64((long long)key);
+  const __m512i vMul = _mm512_set1_epi64((long long)0x9fb21c651e98df25ULL);
+  const __m512i vEight = _mm512_set1_epi64(8);
+  size_t i;
+  for (i = 0; i + 8 <= n; i += 8) {
+    __m512i h = _mm512_loadu_si512((const void *)(aV + i));
+    h = _mm512_xor_si512(_mm512_rol_epi64(h, 32), vKey);
+    h = _mm512_xor_si512(
+        h, _mm512_xor_si512(_mm512_rol_epi64(h, 49), _mm512_rol_epi64(h, 24)));
+    h = _mm512_mullo_epi64(h, vMul);
+    h = _mm512_xor_si512(h, _mm512_add_epi64(_mm512_srli_epi64(h, 35), vEight));
+    h = _mm512_mullo_epi64(h, vMul);
+    h = _mm512_xor_si512(h, _mm512_srli_epi64(h, 28));
+    _mm512_storeu_si512((void *)(aHash + i), h);
+  }
+  for (; i < n; i++)
+    aHash[i] = cf_xxh3_8((uint64_t)aV[i], key);
+}
+
+/* The lanes' keys: i1, i2 and fp, as cf_split() and cf_alt() make them. */
+typedef struct cf_keys8 {
+  __m512i i1, i2, fp;
+} cf_keys8;
+
+CF_TARGET_AVX512 static inline __attribute__((always_inline)) cf_keys8
+cf_keys8_of(__m512i h, __m512i vM, __m512i vFpm) {
+  const __m512i vC1 = _mm512_set1_epi64((long long)0xff51afd7ed558ccdULL);
+  const __m512i vC2 = _mm512_set1_epi64((long long)0xc4ceb9fe1a85ec53ULL);
+  cf_keys8 k;
+  __m512i x, h2, d;
+  __mmask8 wrap;
+  k.i1 = _mm512_srli_epi64(_mm512_mul_epu32(_mm512_srli_epi64(h, 32), vM), 32);
+  k.fp = _mm512_add_epi64(_mm512_srli_epi64(_mm512_mul_epu32(h, vFpm), 32),
+                          _mm512_set1_epi64(1));
+  /* cf_mix64(fp): fp < 2^32, so its first xorshift is a no-op */
+  x = _mm512_mullo_epi64(k.fp, vC1);
+  x = _mm512_xor_si512(x, _mm512_srli_epi64(x, 33));
+  x = _mm512_mullo_epi64(x, vC2);
+  x = _mm512_xor_si512(x, _mm512_srli_epi64(x, 33));
+  h2 = _mm512_srli_epi64(_mm512_mul_epu32(_mm512_srli_epi64(x, 32), vM), 32);
+  d = _mm512_sub_epi64(h2, k.i1);
+  wrap = _mm512_cmplt_epu64_mask(h2, k.i1);
+  k.i2 = _mm512_mask_add_epi64(d, wrap, d, vM);
+  return k;
+}
+
+/* cf_keys(), eight lanes at a time. */
+CF_TARGET_AVX512 static void cf_keys_avx512(uint64_t m, uint64_t fpm,
+                                            const uint64_t *aHash, size_t n,
+                                            cf_keygroup *g) {
+  const __m512i vM = _mm512_set1_epi64((long long)m);
+  const __m512i vFpm = _mm512_set1_epi64((long long)fpm);
+  size_t r;
+  for (r = 0; r + 8 <= n; r += 8) {
+    cf_keys8 k =
+        cf_keys8_of(_mm512_loadu_si512((const void *)(aHash + r)), vM, vFpm);
+    _mm256_storeu_si256((__m256i *)(g->i1 + r), _mm512_cvtepi64_epi32(k.i1));
+    _mm256_storeu_si256((__m256i *)(g->i2 + r), _mm512_cvtepi64_epi32(k.i2));
+    _mm256_storeu_si256((__m256i *)(g->fp + r), _mm512_cvtepi64_epi32(k.fp));
+  }
+  if (r < n) {
+    cf_keygroup tail;
+    cf_keys(m, fpm, aHash + r, n - r, &tail);
+    memcpy(g->i1 + r, tail.i1, (n - r) * sizeof(uint32_t));
+    memcpy(g->i2 + r, tail.i2, (n - r) * sizeof(uint32_t));
+    memcpy(g->fp + r, tail.fp, (n - r) * sizeof(uint32_t));
+  }
+}
+
+/* Window offsets of buckets i (cf_win()) and the bucket's shift in it. */
+CF_TARGET_AVX512 static inline __attribute__((always_inline)) __m512i
+cf_at8(__m512i i, __m512i vBits, __m512i vLast, __m512i *pSh) {
+  __m512i bit = _mm512_mul_epu32(i, vBits);
+  __m512i byte = _mm512_srli_epi64(bit, 3);
+  __m512i at = _mm512_min_epu64(byte, vLast);
+  *pSh = _mm512_add_epi64(_mm512_slli_epi64(_mm512_sub_epi64(byte, at), 3),
+                          _mm512_and_si512(bit, _mm512_set1_epi64(7)));
+  return at;
+}
+
+/* The filter's constants, broadcast. */
+typedef struct cf_vconst {
+  __m512i lo, hi;                       /* plain words */
+  __m512i ssLo, ssHi, ssM7, ssGmul, lm; /* semi-sorted words */
+  __m128i k, km1, p3;                   /* shift counts k, k-1, 3(k-1) */
+} cf_vconst;
+
+/* Lanes of plain bucket words w1, w2 (shifted down) that hold fp. */
+CF_TARGET_AVX512 static inline __attribute__((always_inline)) __mmask8
+cf_has8_swar(__m512i w1, __m512i w2, __m512i fp, const cf_vconst *c) {
+  __m512i pat = _mm512_mullo_epi64(fp, c->lo);
+  __m512i x1 = _mm512_xor_si512(w1, pat), x2 = _mm512_xor_si512(w2, pat);
+  __m512i z1 = _mm512_andnot_si512(x1, _mm512_sub_epi64(x1, c->lo));
+  __m512i z2 = _mm512_andnot_si512(x2, _mm512_sub_epi64(x2, c->lo));
+  return _mm512_test_epi64_mask(_mm512_or_si512(z1, z2), c->hi);
+}
+
+/* cf_ss_match(), eight lanes: lanes of semi-sorted word w holding fp
+** (for k = f - 4 >= 5, where the multiply gather applies). */
+CF_TARGET_AVX512 static inline __attribute__((always_inline)) __mmask8
+cf_ss8(__m512i w, __m512i fp, const cf_vconst *c) {
+  const __m512i v7777 = _mm512_set1_epi64(0x7777);
+  __m512i x = _mm512_xor_si512(
+      _mm512_srli_epi64(w, 12),
+      _mm512_mullo_epi64(_mm512_and_si512(fp, c->lm), c->ssLo));
+  __m512i zl = _mm512_andnot_si512(
+      _mm512_or_si512(_mm512_add_epi64(_mm512_and_si512(x, c->ssM7), c->ssM7),
+                      x),
+      c->ssHi);
+  __m256i nib16 =
+      _mm512_i64gather_epi32(_mm512_and_si512(w, _mm512_set1_epi64(0xfff)),
+                             (const void *)cf_ss_decode, 2);
+  __m512i y = _mm512_xor_si512(
+      _mm512_cvtepu16_epi64(_mm256_cvtepi32_epi16(nib16)),
+      _mm512_mul_epu32(_mm512_srl_epi64(fp, c->k), _mm512_set1_epi64(0x1111)));
+  __m512i zn = _mm512_andnot_si512(
+      _mm512_or_si512(_mm512_add_epi64(_mm512_and_si512(y, v7777), v7777), y),
+      _mm512_set1_epi64(0x8888));
+  __m512i mLow = _mm512_srl_epi64(
+      _mm512_mullo_epi64(_mm512_srl_epi64(zl, c->km1), c->ssGmul), c->p3);
+  __m512i mNib = _mm512_srli_epi64(
+      _mm512_mul_epu32(_mm512_srli_epi64(zn, 3), _mm512_set1_epi64(0x1248)),
+      12);
+  return _mm512_test_epi64_mask(_mm512_and_si512(mLow, mNib),
+                                _mm512_set1_epi64(15));
+}
+
+CF_TARGET_AVX512 static inline __attribute__((always_inline)) __mmask8
+cf_has8(__m512i w1, __m512i w2, __m512i fp, const cf_vconst *c, int ss) {
+  if (ss) return cf_ss8(w1, fp, c) | cf_ss8(w2, fp, c);
+  return cf_has8_swar(w1, w2, fp, c);
+}
+
+/*
+** Lookups in bucket words (plain, or semi-sorted with ss), eight at a
+** time.  With pf, items are handled in groups of CF_GROUP: the keys of
+** group g + 1 are computed and their buckets prefetched before group g
+** is probed.
+*/
+CF_TARGET_AVX512 static inline __attribute__((always_inline)) size_t
+cf_has_avx512_x(const cf_filter *f, const uint64_t *aHash, size_t n,
+                uint8_t *aFound, int ss, int pf) {
+  const uint8_t *t = f->table;
+  const __m512i vM = _mm512_set1_epi64((long long)f->p.nbuckets);
+  const __m512i vFpm = _mm512_set1_epi64((long long)f->fp_mask);
+  const __m512i vBits = _mm512_set1_epi64(f->bucket_bits);
+  const __m512i vLast = _mm512_set1_epi64((long long)f->win_last);
+  const __m128i vOne8 = _mm_set1_epi8(1);
+  unsigned k = f->p.fp_bits - 4;
+  cf_vconst c;
+  /* pf: per group, the window offsets, shifts and fingerprints */
+  uint64_t aAt[2][2][CF_GROUP], aSh[2][2][CF_GROUP], aFp[2][CF_GROUP];
+  size_t i, g, nFound = 0, nVec = n & ~(size_t)7;
+
+  c.lo = _mm512_set1_epi64((long long)f->lo);
+  c.hi = _mm512_set1_epi64((long long)f->hi);
+  c.ssLo = _mm512_set1_epi64((long long)f->ss_lo);
+  c.ssHi = _mm512_set1_epi64((long long)f->ss_hi);
+  c.ssM7 = _mm512_set1_epi64((long long)f->ss_m7);
+  c.ssGmul = _mm512_set1_epi64((long long)f->ss_gmul);
+  c.lm = _mm512_set1_epi64((long long)(((uint64_t)1 << (k & 31)) - 1));
+  c.k = _mm_cvtsi32_si128((int)k);
+  c.km1 = _mm_cvtsi32_si128((int)k - 1);
+  c.p3 = _mm_cvtsi32_si128(3 * ((int)k - 1));
+  if (!pf) {
+    for (i = 0; i < nVec; i += 8) {
+      __m512i h = _mm512_loadu_si512((const void *)(aHash + i));
+      cf_keys8 kk = cf_keys8_of(h, vM, vFpm);
+      __m512i sh1, sh2, at1, at2, w1, w2;
+      __mmask8 hit;
+      at1 = cf_at8(kk.i1, vBits, vLast, &sh1);
+      at2 = cf_at8(kk.i2, vBits, vLast, &sh2);
+      w1 = _mm512_srlv_epi64(_mm512_i64gather_epi64(at1, (const void *)t, 1),
+                             sh1);
+      w2 = _mm512_srlv_epi64(_mm512_i64gather_epi64(at2, (const void *)t, 1),
+                             sh2);
+      hit = cf_has8(w1, w2, kk.fp, &c, ss);
+      nFound += (size_t)__builtin_popcount(hit);
+      if (aFound) {
+        _mm_storel_epi64((__m128i *)(aFound + i),
+                         _mm_maskz_mov_epi8((__mmask16)hit, vOne8));
+      }
+    }
+  } else {
+    size_t nGroup = nVec / CF_GROUP, r;
+    nVec = nGroup * CF_GROUP;
+    for (g = 0; g <= nGroup; g++) {
+      if (g < nGroup) {
+        uint64_t(*at)[CF_GROUP] = aAt[g & 1], (*sh)[CF_GROUP] = aSh[g & 1];
+        for (r = 0; r < CF_GROUP; r += 8) {
+          __m512i h =
+              _mm512_loadu_si512((const void *)(aHash + g * CF_GROUP + r));
+          cf_keys8 kk = cf_keys8_of(h, vM, vFpm);
+          __m512i sh1, sh2;
+          _mm512_storeu_si512((void *)(at[0] + r),
+                              cf_at8(kk.i1, vBits, vLast, &sh1));
+          _mm512_storeu_si512((void *)(at[1] + r),
+                              cf_at8(kk.i2, vBits, vLast, &sh2));
+          _mm512_storeu_si512((void *)(sh[0] + r), sh1);
+          _mm512_storeu_si512((void *)(sh[1] + r), sh2);
+          _mm512_storeu_si512((void *)(aFp[g & 1] + r), kk.fp);
+        }
+        for (r = 0; r < CF_GROUP; r++) {
+          __builtin_prefetch(t + at[0][r]);
+          __builtin_prefetch(t + at[1][r]);
+        }
+      }
+      if (g > 0) {
+        size_t b = (g - 1) & 1, base = (g - 1) * CF_GROUP;
+        for (r = 0; r < CF_GROUP; r += 8) {
+          __m512i at1 = _mm512_loadu_si512((const void *)(aAt[b][0] + r));
+          __m512i at2 = _mm512_loadu_si512((const void *)(aAt[b][1] + r));
+          __m512i w1 = _mm512_srlv_epi64(
+              _mm512_i64gather_epi64(at1, (const void *)t, 1),
+              _mm512_loadu_si512((const void *)(aSh[b][0] + r)));
+          __m512i w2 = _mm512_srlv_epi64(
+              _mm512_i64gather_epi64(at2, (const void *)t, 1),
+              _mm512_loadu_si512((const void *)(aSh[b][1] + r)));
+          __mmask8 hit = cf_has8(
+              w1, w2, _mm512_loadu_si512((const void *)(aFp[b] + r)), &c, ss);
+          nFound += (size_t)__builtin_popcount(hit);
+          if (aFound) {
+            _mm_storel_epi64((__m128i *)(aFound + base + r),
+                             _mm_maskz_mov_epi8((__mmask16)hit, vOne8));
+          }
+        }
+      }
+    }
+  }
+  /* the last n mod 8 (or mod CF_GROUP) items */
+  aHash += nVec;
+  n -= nVec;
+  if (aFound) aFound += nVec;
+  return nFound +
+         (ss ? cf_has_ss_n((cf_filter *)f, aHash, n, aFound, 0, cf_keys)
+             : cf_has_swar_n((cf_filter *)f, aHash, n, aFound, 0, cf_keys));
+}
+
+#define CF_AVX512_HAS_FN(name, ss, pf)                                         \
+  CF_TARGET_AVX512 static __attribute__((noinline)) size_t name(               \
+      const cf_filter *f, const uint64_t *aHash, size_t n, uint8_t *aFound) {  \
+    return cf_has_avx512_x(f, aHash, n, aFound, ss, pf);                       \
+  }
+CF_AVX512_HAS_FN(cf_has_avx512, 0, 0)
+CF_AVX512_HAS_FN(cf_has_avx512_pf, 0, 1)
+CF_AVX512_HAS_FN(cf_has_ss_avx512, 1, 0)
+CF_AVX512_HAS_FN(cf_has_ss_avx512_pf, 1, 1)
+#undef CF_AVX512_HAS_FN
+#endif /* CF_AVX512 */
+
+/* The key function of this machine: vectorized when it can be. */
+static cf_keys_fn cf_keys_best(void) {
+#ifdef CF_AVX512
+  if (cf_have_avx512()) return cf_keys_avx512;
+#endif
+  return cf_keys;
+}
+
+void cf_hash_int_batch(uint64_t seed, const int64_t *aV, size_t n,
+                       uint64_t *aHash) {
+  uint64_t key = cf_xxh3_key8(seed ^ CF_KIND_INT);
+  size_t i;
+#ifdef CF_AVX512
+  if (cf_have_avx512()) {
+    cf_hash8_avx512(key, aV, n, aHash);
+    return;
+  }
+#endif
+  for (i = 0; i < n; i++)
+    aHash[i] = cf_xxh3_8((uint64_t)aV[i], key);
+}
+
+size_t cf_contains_batch(const cf_filter *f, const uint64_t *aHash, size_t n,
+                         uint8_t *aFound) {
+  cf_filter *pF = (cf_filter *)f; /* CF_OP_HAS never writes through it */
+  int pf = f->table_size >= CF_PREFETCH_MIN;
+  cf_keys_fn keys = cf_keys_best();
+#ifdef CF_AVX512
+  if (f->swar && keys == cf_keys_avx512) {
+    return pf ? cf_has_avx512_pf(f, aHash, n, aFound)
+              : cf_has_avx512(f, aHash, n, aFound);
+  }
+  if (f->ssword && f->ss_gmul && keys == cf_keys_avx512) {
+    return pf ? cf_has_ss_avx512_pf(f, aHash, n, aFound)
+              : cf_has_ss_avx512(f, aHash, n, aFound);
+  }
+#endif
+  if (f->swar) {
+    return pf ? cf_has_swar_pf(pF, aHash, n, aFound, 0, keys)
+              : cf_has_swar_n(pF, aHash, n, aFound, 0, keys);
+  }
+  if (f->ssword) {
+    return pf ? cf_has_ss_pf(pF, aHash, n, aFound, 0, keys)
+              : cf_has_ss_n(pF, aHash, n, aFound, 0, keys);
+  }
+  return cf_has_bits_n(pF, aHash, n, aFound, 0, keys);
+}
+
+size_t cf_insert_batch(cf_filter *f, const uint64_t *aHash, size_t n,
+                       int *pRc) {
+  if (f->table_size >= CF_PREFETCH_MIN) {
+    return cf_put_pf(f, aHash, n, 0, pRc, cf_keys_best());
+  }
+  return cf_put_n(f, aHash, n, 0, pRc, cf_keys_best());
+}
+
+size_t cf_remove_batch(cf_filter *f, const uint64_t *aHash, size_t n,
+                       uint8_t *aRemoved) {
+  if (f->table_size >= CF_PREFETCH_MIN) {
+    return cf_del_pf(f, aHash, n, aRemoved, 0, cf_keys_best());
+  }
+  return cf_del_n(f, aHash, n, aRemoved, 0, cf_keys_best());
 }
 
 /* The load factor cf_buckets_for() plans for large filters (no margin). */

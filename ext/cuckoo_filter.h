@@ -19,7 +19,8 @@
 **      fingerprint can always find its other bucket.  i1 == i2 is allowed
 **      (the item then has one bucket).
 **   3. Deterministic: kick choices come from a hash of (fingerprint,
-**      bucket, step), never from rand(), so equal operation sequences
+**      bucket, step) and a fixed look-ahead order (cf_place_x() in
+**      cuckoo_filter.c), never from rand(), so equal operation sequences
 **      give byte-identical buffers on every machine.
 **   4. A failed insert (500 kicks without room, or more copies of one
 **      item than its buckets can hold) undoes every displacement it made:
@@ -38,6 +39,13 @@
 **      array of b fingerprints, 0 = empty), so both encodings, and
 **      buckets kept outside one buffer (cf_store), share one insertion
 **      algorithm.
+**   7. Speed never changes results.  Buckets of at most 57 bits are read
+**      as one 64-bit word and probed in a few word operations; the hot
+**      paths (lookup, free-slot insert, delete, displacements of plain
+**      buckets) work on those words; the batched functions overlap the
+**      work of many items, prefetch, and on x86-64 CPUs with AVX-512 use
+**      vector code chosen at run time.  All of them give exactly the
+**      results and bytes of the field-by-field algorithm (tested).
 */
 #ifndef CUCKOO_FILTER_H
 #define CUCKOO_FILTER_H
@@ -64,41 +72,51 @@
 
 /* Result codes. */
 #define CF_OK 0
-#define CF_FULL 1      /* no room after CF_MAX_KICKS displacements */
-#define CF_TOO_MANY 2  /* both candidate buckets hold only this item */
-#define CF_NOTFOUND 3  /* remove: no copy present */
-#define CF_CORRUPT 4   /* buffer contents inconsistent (e.g. count) */
-#define CF_MISMATCH 5  /* merge: different geometry or seed */
-#define CF_RANGE 6     /* a parameter is out of range */
-#define CF_IOERR 7     /* a cf_store accessor reported an error */
+#define CF_FULL 1     /* no room after CF_MAX_KICKS displacements */
+#define CF_TOO_MANY 2 /* both candidate buckets hold only this item */
+#define CF_NOTFOUND 3 /* remove: no copy present */
+#define CF_CORRUPT 4  /* buffer contents inconsistent (e.g. count) */
+#define CF_MISMATCH 5 /* merge: different geometry or seed */
+#define CF_RANGE 6    /* a parameter is out of range */
+#define CF_IOERR 7    /* a cf_store accessor reported an error */
 
 /* Geometry and identity of a filter: everything but its contents. */
 typedef struct cf_params {
-  uint64_t nbuckets; /* m: 1 .. CF_MAX_BUCKETS-1 */
+  uint64_t nbuckets;    /* m: 1 .. CF_MAX_BUCKETS-1 */
   uint32_t bucket_size; /* b: 2, 4 or 8 */
-  uint32_t fp_bits;  /* f: CF_MIN_FP_BITS .. CF_MAX_FP_BITS */
-  uint32_t flags;    /* CF_FLAG_*: the bucket encoding */
-  uint64_t capacity; /* items the filter was sized for (<= m*b) */
-  uint64_t seed;     /* hash seed */
+  uint32_t fp_bits;     /* f: CF_MIN_FP_BITS .. CF_MAX_FP_BITS */
+  uint32_t flags;       /* CF_FLAG_*: the bucket encoding */
+  uint64_t capacity;    /* items the filter was sized for (<= m*b) */
+  uint64_t seed;        /* hash seed */
 } cf_params;
 
 /* A filter: a view of a caller-owned buffer in BLOB layout. */
 typedef struct cf_filter {
   cf_params p;
-  uint8_t *blob;     /* header + table; header count kept up to date */
-  size_t blob_size;  /* CF_HEADER_SIZE + table_size */
-  uint8_t *table;    /* blob + CF_HEADER_SIZE */
-  size_t table_size; /* ceil(m * bucket_bits / 8) */
-  uint64_t count;    /* items stored (mirrors the header) */
-  uint64_t fp_mask;  /* (1 << f) - 1 */
+  uint8_t *blob;        /* header + table; header count kept up to date */
+  size_t blob_size;     /* CF_HEADER_SIZE + table_size */
+  uint8_t *table;       /* blob + CF_HEADER_SIZE */
+  size_t table_size;    /* ceil(m * bucket_bits / 8) */
+  uint64_t count;       /* items stored (mirrors the header) */
+  uint64_t fp_mask;     /* (1 << f) - 1 */
   unsigned bucket_bits; /* b * f plain, 4f - 4 semi-sorted */
-  int semisort;      /* 1: semi-sorted buckets */
-  /* Whole-bucket probing of plain buckets of b*f <= 57 bits (one 64-bit
-  ** load per bucket). */
-  int swar;          /* 1 if the fields below are in use */
-  uint64_t lo;       /* 1 at the lowest bit of every slot field */
-  uint64_t hi;       /* 1 at the highest bit of every slot field */
+  int semisort;         /* 1: semi-sorted buckets */
+  /* Whole-bucket access: a bucket of at most 57 bits is one unaligned
+  ** 64-bit load (the window is moved back to the array's last 8 bytes at
+  ** its end).  swar: plain buckets of b*f <= 57 bits; ssword: semi-sorted
+  ** buckets of 4f-4 <= 57 bits (f <= 15); both need an array of >= 8
+  ** bytes. */
+  int swar;             /* 1 if lo and hi are in use */
+  uint64_t lo;          /* 1 at the lowest bit of every slot field */
+  uint64_t hi;          /* 1 at the highest bit of every slot field */
   uint64_t bucket_mask; /* (1 << bucket_bits) - 1 */
+  int ssword;           /* 1 if the ss_* fields are in use */
+  uint64_t ss_lo;       /* 1 at the lowest bit of every (f-4)-bit low part */
+  uint64_t ss_hi;       /* 1 at the highest bit of every low part */
+  uint64_t ss_m7;       /* the bits of every low part but its highest */
+  uint64_t ss_gmul;     /* gathers the low parts' match flags (f >= 9) */
+  size_t win_last;      /* table_size - 8: the last window's offset */
+  unsigned slot_recip;  /* ceil(2^16 / f): slot of a bit is bit*recip >> 16 */
 } cf_filter;
 
 /* An item reduced to where it lives and what is stored. */
@@ -169,6 +187,31 @@ uint32_t cf_alt_bucket(uint64_t nbuckets, uint32_t i, uint32_t fp);
 int cf_insert(cf_filter *f, cf_key k);
 int cf_contains(const cf_filter *f, cf_key k);
 int cf_remove(cf_filter *f, cf_key k);
+
+/*
+** Batched operations on n item hashes (as from cf_hash_*): the same
+** results, and the same bytes, as the single-item functions called on
+** each hash in order, but faster on large filters: the keys and both
+** candidate buckets of items a few places ahead are computed and
+** prefetched while the current item is handled.
+**
+** cf_contains_batch: aFound[i] = 1 if item i is probably present, else 0
+** (aFound may be NULL); returns the number found.
+** cf_insert_batch: inserts in order and stops at the first item that does
+** not fit; returns the number inserted and sets *pRc (if not NULL) to CF_OK
+** or to that item's CF_FULL / CF_TOO_MANY (the filter then holds exactly
+** the items before it).
+** cf_remove_batch: removes one copy of each item; aRemoved[i] = 1 if a copy
+** was removed (aRemoved may be NULL); returns the number removed.
+*/
+size_t cf_contains_batch(const cf_filter *f, const uint64_t *aHash, size_t n,
+                         uint8_t *aFound);
+size_t cf_insert_batch(cf_filter *f, const uint64_t *aHash, size_t n, int *pRc);
+size_t cf_remove_batch(cf_filter *f, const uint64_t *aHash, size_t n,
+                       uint8_t *aRemoved);
+/* aHash[i] = cf_hash_int(seed, aV[i]) for i < n. */
+void cf_hash_int_batch(uint64_t seed, const int64_t *aV, size_t n,
+                       uint64_t *aHash);
 
 /* Copies of fingerprint k.fp in k's candidate buckets (0 .. 2b). */
 unsigned cf_copies(const cf_filter *f, cf_key k);
