@@ -998,19 +998,19 @@ static int cf_kick_swar(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
   return CF_FULL;
 }
 
-/* A semi-sorted bucket word has a free slot iff its smallest fingerprint
-** (slot 0 of the sorted bucket) is 0. */
-CF_INLINE int cf_ss_free(const cf_filter *f, uint64_t w) {
-  return (cf_ss_decode[w & 0xfff] & 15u) == 0 &&
-         ((w >> 12) & (((uint64_t)1 << (f->p.fp_bits - 4)) - 1)) == 0;
+/* The free slots of a semi-sorted bucket word, as a mask of slots.  In a
+** bucket this code wrote, the fingerprints are sorted and a free slot is
+** slot 0; a crafted BLOB can hold unsorted buckets (the lookups match any
+** slot), so every slot is tested, never slot 0 alone. */
+CF_INLINE unsigned cf_ss_free(const cf_filter *f, uint64_t w) {
+  return cf_ss_match(f, w, 0);
 }
 
-/* Sorted a[0..3] with a[0] == 0 (a free slot), plus fp, still sorted. */
-CF_INLINE void cf_ss_add(uint32_t *a, uint32_t fp) {
-  int s;
-  for (s = 0; s < 3 && a[s + 1] < fp; s++)
-    a[s] = a[s + 1];
-  a[s] = fp;
+/* Unpacked bucket a with free-slot mask mFree (not 0), plus fp, sorted:
+** for a sorted bucket the same as shifting fp into place. */
+CF_INLINE void cf_ss_add(uint32_t *a, unsigned mFree, uint32_t fp) {
+  a[__builtin_ctz(mFree)] = fp;
+  cf_sort4(a);
 }
 
 /*
@@ -1028,10 +1028,9 @@ static int cf_kick_ss(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
   int n;
 
   /* Both buckets full of this very fingerprint: kicking cannot help. */
-  cf_ss_unpack(f, cf_word_raw(f, i1), a);
-  if (a[0] == fp && a[3] == fp) {
-    cf_ss_unpack(f, cf_word_raw(f, i2), c);
-    if (i2 == i1 || (c[0] == fp && c[3] == fp)) return CF_TOO_MANY;
+  if (cf_ss_match(f, cf_word_raw(f, i1), fp) == 15u &&
+      (i2 == i1 || cf_ss_match(f, cf_word_raw(f, i2), fp) == 15u)) {
+    return CF_TOO_MANY;
   }
   cur = (cf_mix64(((uint64_t)fp << 32) ^ i1) & 1) ? i2 : i1;
   for (n = 0; n < CF_MAX_KICKS; n++) {
@@ -1046,9 +1045,10 @@ static int cf_kick_ss(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
     }
     for (t = 0; t < 4; t++) {
       uint64_t w2 = cf_word_raw(f, aAlt[t]);
-      if (cf_ss_free(f, w2)) {
+      unsigned mFree = cf_ss_free(f, w2);
+      if (mFree) {
         cf_ss_unpack(f, w2, c);
-        cf_ss_add(c, a[t]);
+        cf_ss_add(c, mFree, a[t]);
         cf_word_put(f, aAlt[t], cf_ss_pack(f, c));
         a[t] = hand;
         cf_sort4(a);
@@ -1101,10 +1101,10 @@ CF_INLINE int cf_put_free(cf_filter *f, uint32_t i, uint32_t fp) {
   if (f->ssword) {
     uint64_t w = cf_word_raw(f, i);
     uint32_t a[4];
-    if (!cf_ss_free(f, w)) return 0;
-    /* a[0] is the free slot; move fp up to its sorted place */
+    unsigned mFree = cf_ss_free(f, w);
+    if (!mFree) return 0;
     cf_ss_unpack(f, w, a);
-    cf_ss_add(a, fp);
+    cf_ss_add(a, mFree, fp);
     cf_word_put(f, i, cf_ss_pack(f, a));
     return 1;
   }
@@ -1153,18 +1153,18 @@ CF_INLINE int cf_unplace(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
     sh += cf_slot_at(f, (unsigned)__builtin_ctzll(z)) * f->p.fp_bits;
     cf_st64(f->table + at, v & ~(f->fp_mask << sh));
   } else if (f->ssword) {
-    /* the sorted bucket without slot s: 0, then the others in order */
+    /* the bucket without slot s, sorted again (for a sorted bucket: 0,
+    ** then the others in order; a crafted bucket may be unsorted) */
     uint32_t a[4];
     uint64_t w = cf_word_raw(f, i);
-    unsigned mm = cf_ss_match(f, w, fp), s;
+    unsigned mm = cf_ss_match(f, w, fp);
     if (mm == 0 && i2 != i1)
       mm = cf_ss_match(f, w = cf_word_raw(f, i = i2), fp);
     if (mm == 0) return CF_NOTFOUND;
     if (f->count == 0) return CF_CORRUPT;
     cf_ss_unpack(f, w, a);
-    for (s = (unsigned)__builtin_ctz(mm); s > 0; s--)
-      a[s] = a[s - 1];
-    a[0] = 0;
+    a[__builtin_ctz(mm)] = 0;
+    cf_sort4(a);
     cf_word_put(f, i, cf_ss_pack(f, a));
   } else {
     uint32_t a[CF_MAX_BUCKET_SIZE];
