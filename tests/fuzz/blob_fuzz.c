@@ -121,6 +121,18 @@ static int contains(const void *p, int n, int k, int64_t iExtra) {
   return r;
 }
 
+/* A copy of the BLOB in column 0 of s (n bytes), then s reset. */
+static void *result_copy(sqlite3_stmt *s, int *pn) {
+  const void *p = sqlite3_column_blob(s, 0);
+  int n = sqlite3_column_bytes(s, 0);
+  void *copy = malloc((size_t)n + 1);
+  FUZZ_ASSERT(copy != 0);
+  memcpy(copy, p, (size_t)n);
+  finish(s);
+  *pn = n;
+  return copy;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int valid = -1, i, ok;
   int64_t iExtra = 0, nCount = 0;
@@ -157,12 +169,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (ok && i == ST_COUNT) nCount = sqlite3_column_int64(s, 0);
     if (ok && i == ST_ADD) {
       /* 3: everything added is found; the count grew by 5. */
-      const void *p = sqlite3_column_blob(s, 0);
-      int n = sqlite3_column_bytes(s, 0);
-      void *copy = malloc((size_t)n + 1);
-      FUZZ_ASSERT(copy != 0);
-      memcpy(copy, p, (size_t)n);
-      finish(s);
+      int n;
+      void *copy = result_copy(s, &n);
       for (k = 0; k < 5; k++) FUZZ_ASSERT(contains(copy, n, k, iExtra) == 1);
       FUZZ_ASSERT(count_of(copy, n) == nCount + 5);
       free(copy);
@@ -170,12 +178,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (ok && i == ST_REMOVE) {
       int64_t c;
-      const void *p = sqlite3_column_blob(s, 0);
-      int n = sqlite3_column_bytes(s, 0);
-      void *copy = malloc((size_t)n + 1);
-      FUZZ_ASSERT(copy != 0);
-      memcpy(copy, p, (size_t)n);
-      finish(s);
+      int n;
+      void *copy = result_copy(s, &n);
       c = count_of(copy, n);
       FUZZ_ASSERT(c == nCount || c == nCount - 1);
       free(copy);
