@@ -400,6 +400,20 @@ static int grew_in(const char *zStatus, int64_t k) {
   return r;
 }
 
+/* Checks that the first row of zSql is the text 'ok'. */
+static void check_says_ok(sqlite3 *db, const char *zSql, int iRound,
+                          const char *zWhat) {
+  sqlite3_stmt *s = 0;
+  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) == SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW) {
+    const char *z = (const char *)sqlite3_column_text(s, 0);
+    check(z && strcmp(z, "ok") == 0, iRound, zWhat, z);
+  } else {
+    check(0, iRound, zWhat, sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(s);
+}
+
 static int64_t one_int(sqlite3 *db, const char *zSql, int *pOk) {
   sqlite3_stmt *s = 0;
   int64_t v = -1;
@@ -417,7 +431,6 @@ static int64_t verify(dbstate *d, int iRound) {
   sqlite3 *db = 0;
   sqlite3_stmt *s = 0;
   char zMsg[200];
-  const char *z;
   int64_t K, nCount, nRec, k, i, nMissing = 0, nGhost = 0, nJunk = 0;
   int ok;
 
@@ -427,15 +440,7 @@ static int64_t verify(dbstate *d, int iRound) {
     return 0;
   }
   /* 1. integrity */
-  if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &s, 0) ==
-          SQLITE_OK &&
-      sqlite3_step(s) == SQLITE_ROW) {
-    z = (const char *)sqlite3_column_text(s, 0);
-    check(z && strcmp(z, "ok") == 0, iRound, "integrity_check", z);
-  } else {
-    check(0, iRound, "integrity_check", sqlite3_errmsg(db));
-  }
-  sqlite3_finalize(s);
+  check_says_ok(db, "PRAGMA integrity_check", iRound, "integrity_check");
   if (one_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 't'", &ok) !=
       1) {
     /* killed before the first commit created the table */
@@ -443,15 +448,7 @@ static int64_t verify(dbstate *d, int iRound) {
     sqlite3_close(db);
     return 0;
   }
-  if (sqlite3_prepare_v2(db, "SELECT cuckoo_check('t')", -1, &s, 0) ==
-          SQLITE_OK &&
-      sqlite3_step(s) == SQLITE_ROW) {
-    z = (const char *)sqlite3_column_text(s, 0);
-    check(z && strcmp(z, "ok") == 0, iRound, "cuckoo_check", z);
-  } else {
-    check(0, iRound, "cuckoo_check", sqlite3_errmsg(db));
-  }
-  sqlite3_finalize(s);
+  check_says_ok(db, "SELECT cuckoo_check('t')", iRound, "cuckoo_check");
 
   /* 2. the count is the last committed batch's */
   K = one_int(db, "SELECT coalesce(max(k), 0) FROM progress", &ok);
