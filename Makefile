@@ -51,14 +51,7 @@ cuckoo.so: $(EXTSRC) $(EXTHDR)
 	$(CC) $(CFLAGS) $(WARN) -fPIC -shared -o $@ $(EXTSRC) -lm
 
 deps:
-	@missing=""; for p in $(PKGS); do \
-	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-	  $$SUDO apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
-	fi
+	@sh tests/deps.sh $(PKGS)
 
 build/%_test: tests/%_test.c $(EXTSRC) $(EXTHDR)
 	@mkdir -p build
@@ -98,10 +91,17 @@ build/asan/cuckoo.so: $(EXTSRC) $(EXTHDR)
 	@mkdir -p build/asan
 	$(CC) -O1 -g $(SANFLAGS) $(WARN) -fPIC -shared -o $@ $(EXTSRC) -lm
 
+# The parts of `make test`, in order; the fragments in mk/ append theirs.
+TEST_PARTS := "$(MAKE) --no-print-directory check" \
+              "$(MAKE) --no-print-directory asan" \
+              "$(MAKE) --no-print-directory test-fuzz"
+
+# Targets of their own (install, compatibility matrix, cross builds,
+# client packages, the dqlite node) live in mk/*.mk.
+include $(sort $(wildcard mk/*.mk))
+
 test: deps
-	@sh tests/suite.sh "$(MAKE) --no-print-directory check" \
-	  "$(MAKE) --no-print-directory asan" \
-	  "$(MAKE) --no-print-directory test-fuzz"
+	@sh tests/suite.sh $(TEST_PARTS)
 
 check: deps cuckoo.so $(CTESTS)
 	tclsh tests/run.tcl --ext ./cuckoo.so $(CTESTS)

@@ -16,9 +16,8 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
+#include "cuckoo.h"
 #include "cuckoo_filter.h"
-
-#define CUCKOO_VERSION "0.1.0"
 
 /* Default seed of every filter (deterministic; override with seed=N). */
 #define CUCKOO_DEFAULT_SEED 0
