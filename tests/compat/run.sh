@@ -32,16 +32,34 @@ env_for() { # the environment that puts version $1 in front
     "CUCKOO_TCLSQLITE=$d/tcl/libtclsqlite3.so CUCKOO_EXT=$top/cuckoo.so"
 }
 
-# 1. build every version and its C tests
+# 1. build every version and its C tests (the extension's sources compiled
+# once per version with -DSQLITE_CORE; rebuilt when a source changed)
+stale() { # stale TARGET SOURCES...: missing or older than a source
+  t=$1
+  shift
+  [ ! -f "$t" ] || [ -n "$(find "$@" -newer "$t" 2>/dev/null | head -1)" ]
+}
 for v in $versions; do
   sh $here/build.sh "$v" || exit 1
   d=build/compat/$v
-  mkdir -p "$d/tests"
+  mkdir -p "$d/tests/obj"
+  if stale "$d/tests/libcuckoo.a" ext "$d/include"; then
+    rm -f "$d/tests/obj/"*.o "$d/tests/libcuckoo.a"
+    for c in ext/*.c; do
+      o=$d/tests/obj/$(basename "$c" .c).o
+      $CC $CFLAGS $WARN -DSQLITE_CORE -I"$d/include" -Iext -c -o "$o" "$c" ||
+        exit 1
+    done
+    ar rcs "$d/tests/libcuckoo.a" "$d/tests/obj/"*.o || exit 1
+  fi
   for t in $SQLCTESTS; do
+    stale "$d/tests/$t" "tests/$t.c" "$d/tests/libcuckoo.a" || continue
     $CC $CFLAGS $WARN -DSQLITE_CORE -I"$d/include" -Iext -o "$d/tests/$t" \
-      tests/$t.c ext/*.c -L"$d/lib" -Wl,-rpath,"$top/$d/lib" -lsqlite3 -lm ||
-      exit 1
+      tests/$t.c "$d/tests/libcuckoo.a" -L"$d/lib" -Wl,-rpath,"$top/$d/lib" \
+      -lsqlite3 -lm || exit 1
   done
+  stale "$d/tests/loadver_test" tests/loadver_test.c ||
+    continue
   $CC $CFLAGS $WARN -I"$d/include" -o "$d/tests/loadver_test" \
     tests/loadver_test.c -L"$d/lib" -Wl,-rpath,"$top/$d/lib" -lsqlite3 -ldl ||
     exit 1
