@@ -107,13 +107,17 @@ ln -s libsqlite3.so.0 "$tmp/lib/libsqlite3.so"
 # cleanly is used.
 CHECK="-Werror=implicit-function-declaration -Werror=int-conversion"
 build_tools() { # $1: directory with shell.c and tclsqlite3.c
+  # compiled from a directory of their own: #include "sqlite3.h" must find
+  # this version's header, not the one next to them in their tarball
+  rm -rf "$tmp/tools" && mkdir -p "$tmp/tools" &&
+  cp "$1/shell.c" "$1/tclsqlite3.c" "$tmp/tools/" &&
   # shellcheck disable=SC2086
-  $CC -O2 $OPTS $CHECK -I"$tmp/include" -o "$tmp/bin/sqlite3" "$1/shell.c" \
+  $CC -O2 $OPTS $CHECK -I"$tmp/include" -o "$tmp/bin/sqlite3" "$tmp/tools/shell.c" \
     -L"$tmp/lib" -Wl,-rpath,"$out/lib" -lsqlite3 -lpthread -ldl -lm &&
   # shellcheck disable=SC2086
   $CC -O2 -fPIC -shared $OPTS $CHECK -DUSE_SYSTEM_SQLITE=1 -DUSE_TCL_STUBS \
     -DPACKAGE_VERSION="\"$ver\"" -I"$tmp/include" -I/usr/include/tcl8.6 \
-    -o "$tmp/tcl/libtclsqlite3.so" "$1/tclsqlite3.c" \
+    -o "$tmp/tcl/libtclsqlite3.so" "$tmp/tools/tclsqlite3.c" \
     -L"$tmp/lib" -Wl,-rpath,"$out/lib" -Wl,--no-undefined -lsqlite3 \
     -ltclstub8.6
 }
@@ -145,7 +149,7 @@ build.sh $(sha256sum "$0" | cut -d' ' -f1)
 library and headers: $pkg ($where)
 shell.c and tclsqlite3.c: $from
 EOT
-rm -rf "$out"
+rm -rf "$out" "$tmp/tools"
 mv "$tmp" "$out"
 rm -rf "$out.src" "$out.companion" "$out.companion.log"
 echo "SQLite $ver: built in build/compat/$ver"
