@@ -17,7 +17,8 @@
 # --quick (make test-compat) leaves out the two long C tests, model_test
 # and crash_test.
 #
-# Logs: build/compat/log/<version>.log.
+# Logs: build/compat/log/<version>.log.  COMPAT_JOBS (default 2) versions
+# run at a time.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 here=tests/compat
@@ -43,9 +44,10 @@ env_for() { # the environment that puts version $1 in front
 # 1. build every version and its C tests (the extension's sources compiled
 # once per version with -DSQLITE_CORE; rebuilt when a source changed)
 stale() { # stale TARGET SOURCES...: missing or older than a source
-  t=$1
+  target=$1
   shift
-  [ ! -f "$t" ] || [ -n "$(find "$@" -newer "$t" 2>/dev/null | head -1)" ]
+  [ ! -f "$target" ] ||
+    [ -n "$(find "$@" -newer "$target" 2>/dev/null | head -1)" ]
 }
 for v in $versions; do
   sh $here/build.sh "$v" || exit 1
@@ -79,34 +81,48 @@ for v in $versions; do
     exit 1
 done
 dbs=""
-for v in $versions; do dbs="$dbs build/compat/travel/$v.db"; done
+for v in $versions; do dbs="$dbs $top/build/compat/travel/$v.db"; done
 
-# 3. each version: the suite, the C tests, every database
+# 3. each version: the suite, the C tests, every database; COMPAT_JOBS
+# versions at a time, each in a directory of its own (the tests keep their
+# files under ./build)
+run_version() {
+  v=$1
+  d=build/compat/$v
+  log=$top/build/compat/log/$v.log
+  ctests=""
+  for t in $SQLCTESTS loadver_test; do ctests="$ctests $top/$d/tests/$t"; done
+  rm -rf "$d/run" && mkdir -p "$d/run"
+  (
+    cd "$d/run" || exit 1
+    # the running library, as the Tcl interface and the shell see it
+    got=$(echo 'load $env(CUCKOO_TCLSQLITE) Sqlite3
+sqlite3 db :memory:
+puts [db one {SELECT sqlite_version()}]' | env $(env_for "$v") tclsh)
+    shell=$(env $(env_for "$v") sqlite3 :memory: 'SELECT sqlite_version()' 2>&1)
+    echo "running: Tcl interface $got, shell $shell"
+    env $(env_for "$v") tclsh "$top/tests/run.tcl" --ext "$top/cuckoo.so" $ctests
+    env $(env_for "$v") tclsh "$top/$here/travel.tcl" check $dbs
+  ) >"$log" 2>&1
+}
+jobs=${COMPAT_JOBS:-2}
+i=0
+for v in $versions; do
+  echo "== SQLite $v: shell and Tcl interface from $(sed -n 's/^shell.c and tclsqlite3.c: //p' build/compat/$v/SOURCES)"
+  run_version "$v" &
+  i=$((i + 1))
+  [ $((i % jobs)) = 0 ] && wait
+done
+wait
+
 table=""
 travel=""
 tp=0
 tf=0
 for v in $versions; do
-  d=build/compat/$v
   log=build/compat/log/$v.log
-  echo "== SQLite $v ($(sed -n 's/^shell.c and tclsqlite3.c: //p' $d/SOURCES))"
-  # the running library, as the Tcl interface and the shell see it
-  got=$(env $(env_for "$v") tclsh <<EOF
-load \$env(CUCKOO_TCLSQLITE) Sqlite3
-sqlite3 db :memory:
-puts [db one {SELECT sqlite_version()}]
-EOF
-)
-  shell=$(env $(env_for "$v") sqlite3 :memory: 'SELECT sqlite_version()')
-  ctests=""
-  for t in $SQLCTESTS loadver_test; do ctests="$ctests $d/tests/$t"; done
-  {
-    echo "Tcl interface runs SQLite $got, shell runs SQLite $shell"
-    env $(env_for "$v") tclsh tests/run.tcl --ext ./cuckoo.so $ctests
-    env $(env_for "$v") tclsh $here/travel.tcl check $dbs
-  } >"$log" 2>&1
-  grep -E '^[a-z0-9_]+(\.test)? +[0-9]+ passed|^failed:|^- |^! |^travel: [^0-9]' "$log" |
-    grep -v '^travel: wrote'
+  echo "== SQLite $v"
+  grep -E '^running:|^[a-z0-9_]+(\.test)? +[0-9]+ passed|^failed:|^- |^! |^travel: [^0-9]' "$log"
   p=$(sed -n -E 's/^([0-9]+) passed, ([0-9]+) failed$/\1/p' "$log" | tail -1)
   f=$(sed -n -E 's/^([0-9]+) passed, ([0-9]+) failed$/\2/p' "$log" | tail -1)
   s=$(sed -n -E 's/^([0-9]+) skipped .*/\1/p' "$log" | tail -1)
@@ -116,8 +132,8 @@ EOF
   [ -n "$trp" ] || { trp=0; trf=1; }
   s=${s:-0}
   # a library other than the one asked for is a failure of the run
-  if [ "$got" != "$v" ] || [ "$shell" != "$v" ]; then
-    echo "! SQLite $v: the Tcl interface runs $got, the shell $shell"
+  if ! grep -q "^running: Tcl interface $v, shell $v$" "$log"; then
+    echo "! SQLite $v: not the library asked for: $(grep '^running:' "$log")"
     f=$((f + 1))
   fi
   tp=$((tp + p + trp))

@@ -82,8 +82,8 @@ static uint64_t item_hash(uint64_t seed, int i) {
 }
 
 static int case_params(const bt_case *c, cf_params *p) {
-  int rc = cf_params_for(p, c->capacity, c->error_rate, c->bucket_size,
-                         c->seed);
+  int rc =
+      cf_params_for(p, c->capacity, c->error_rate, c->bucket_size, c->seed);
   if (rc == CF_OK && c->flags) {
     /* semi-sorted buckets: same geometry with the flag */
     p->flags = c->flags;
@@ -160,8 +160,8 @@ static int write_file(const char *zDir, const char *zName, const char *zSuf,
   return fclose(fp) == 0 && ok;
 }
 
-static uint8_t *read_file(const char *zDir, const char *zName,
-                          const char *zSuf, size_t *pn) {
+static uint8_t *read_file(const char *zDir, const char *zName, const char *zSuf,
+                          size_t *pn) {
   char zPath[512];
   FILE *fp;
   uint8_t *a = 0;
@@ -188,8 +188,8 @@ static void do_write(const char *zDir, const bt_case *c) {
   check(write_file(zDir, c->zName, ".blob", f.blob, f.blob_size), c->zName,
         "state A written");
   advance(c, &f);
-  check(write_file(zDir, c->zName, ".next.blob", f.blob, f.blob_size),
-        c->zName, "next state written");
+  check(write_file(zDir, c->zName, ".next.blob", f.blob, f.blob_size), c->zName,
+        "next state written");
   free(buf);
 }
 
