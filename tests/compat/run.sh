@@ -92,7 +92,7 @@ run_version() {
   log=$top/build/compat/log/$v.log
   ctests=""
   for t in $SQLCTESTS loadver_test; do ctests="$ctests $top/$d/tests/$t"; done
-  rm -rf "$d/run" && mkdir -p "$d/run"
+  rm -rf "$d/run" && mkdir -p "$d/run/build"
   (
     cd "$d/run" || exit 1
     # the running library, as the Tcl interface and the shell see it
