@@ -499,11 +499,12 @@ static int ckvt_materialize(ckvt_cursor *pCur) {
   for (i = 0; rc == SQLITE_OK && i <= pCur->iOrd; i++) {
     rc = ckst_scan_next(pStore, &pCur->scan);
     if (rc == SQLITE_OK && pCur->scan.bEof) {
-      return ckvt_errmsg(pTab, sqlite3_mprintf(
-                                   "%s is corrupt: its levels count %lld "
-                                   "items but its blocks hold %lld; run "
-                                   "cuckoo_check() on it",
-                                   pStore->zLabel, pCur->nOrd, i));
+      rc = ckvt_errmsg(pTab, sqlite3_mprintf("%s is corrupt: its levels "
+                                             "count %lld items but its "
+                                             "blocks hold %lld; run "
+                                             "cuckoo_check() on it",
+                                             pStore->zLabel, pCur->nOrd, i));
+      return rc == SQLITE_NOMEM ? rc : SQLITE_CORRUPT_VTAB;
     }
   }
   if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
