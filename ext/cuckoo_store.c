@@ -2011,18 +2011,23 @@ int ckst_delete_all(ckstore *p) {
   cf_params params;
   char *zErr = 0;
   int rc;
+  /* Level 0's geometry first: a configuration that makes none (only a
+  ** crafted one can) changes nothing. */
+  rc = ckst_level_params(p, p->capacity, ckst_level_rate(p, 0), &params, &zErr);
+  if (rc != SQLITE_OK) {
+    if (zErr == 0) return SQLITE_NOMEM;
+    rc = ckst_error(p, SQLITE_ERROR,
+                    " cannot be emptied: its configuration makes no level 0 "
+                    "(%s); nothing was changed; DROP TABLE it instead",
+                    zErr);
+    sqlite3_free(zErr);
+    return rc;
+  }
   ckst_cache_clear(p);
   rc = ckst_exec(p, "DELETE FROM \"%w\".\"%w_blocks\";"
                     "DELETE FROM \"%w\".\"%w_levels\";");
   if (rc != SQLITE_OK) return rc;
   p->nLevel = 0;
   p->bChanged = 1;
-  rc = ckst_level_params(p, p->capacity, ckst_level_rate(p, 0), &params, &zErr);
-  if (rc != SQLITE_OK) {
-    if (zErr == 0) return SQLITE_NOMEM;
-    rc = ckst_error(p, SQLITE_ERROR, ": cannot re-create level 0 (%s)", zErr);
-    sqlite3_free(zErr);
-    return rc;
-  }
   return ckst_append_level(p, &params, 0, 0, 0);
 }
