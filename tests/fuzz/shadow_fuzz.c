@@ -345,12 +345,12 @@ static void check_error(run *p, int rc, const char *zSql) {
     p->nCorrupt++;
     return;
   }
-  if (strstr(zErr, "cuckoo table t was created by a newer cuckoo") ||
+  if (strstr(zErr, "cuckoo table t: created by a newer cuckoo") ||
       strstr(zErr, "cuckoo table t is full") ||
       strstr(zErr, "cuckoo table t: too many copies") ||
       strstr(zErr, "cuckoo table t cannot list its items") ||
       strstr(zErr, "has no rowid of its own") ||
-      strstr(zErr, "cuckoo table t cannot be emptied") ||
+      strstr(zErr, "cuckoo table t: cannot be emptied") ||
       strstr(zErr, "cuckoo_export: cuckoo table t has") ||
       strstr(zErr, "cuckoo_export: level must be") ||
       strstr(zErr, "cuckoo table t: the imported")) {
