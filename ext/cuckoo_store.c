@@ -2136,8 +2136,8 @@ void ckst_scan_end(ckstore *p) {
 int ckst_scan_hash(ckstore *p, const ckst_scan *s, uint64_t *pHash) {
   const ckst_level *pL = &p->aLevel[s->iLevel];
   uint32_t fp = s->aFp[s->iSlot];
-  uint64_t nfp = pL->p.fp_bits == 32 ? 0xffffffffu
-                                     : ((uint64_t)1 << pL->p.fp_bits) - 1;
+  uint64_t nfp =
+      pL->p.fp_bits == 32 ? 0xffffffffu : ((uint64_t)1 << pL->p.fp_bits) - 1;
   uint64_t hLo, hHi, fLo, fHi, nH, nTotal, t;
   ckst_preimage(s->iBucket, pL->p.nbuckets, &hLo, &hHi);
   ckst_preimage(fp - 1, nfp, &fLo, &fHi);
