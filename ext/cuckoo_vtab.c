@@ -663,7 +663,7 @@ static int ckvt_insert(ckvt_table *pTab, sqlite3_value **argv,
     if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
     if (found) return eConflict == SQLITE_IGNORE ? SQLITE_CONSTRAINT : rc;
   }
-  return ckvt_err(pTab, ckst_insert(p, h));
+  return ckvt_err(pTab, ckst_insert(p, h, argv[2]));
 }
 
 static int ckvt_update(ckvt_table *pTab, sqlite3_value **argv) {
@@ -689,11 +689,11 @@ static int ckvt_update(ckvt_table *pTab, sqlite3_value **argv) {
   }
   if (rc != SQLITE_OK || hNew == hOld) return rc;
   rc = ckst_remove(p, hOld, &removed);
-  if (rc == SQLITE_OK) rc = ckst_insert(p, hNew);
+  if (rc == SQLITE_OK) rc = ckst_insert(p, hNew, argv[2]);
   if (rc != SQLITE_OK && removed) {
     /* Put the old item back (its freed slot takes it at once). */
     char *zErr = ckst_take_error(p);
-    if (ckst_insert(p, hOld) != SQLITE_OK) sqlite3_free(ckst_take_error(p));
+    if (ckst_insert(p, hOld, 0) != SQLITE_OK) sqlite3_free(ckst_take_error(p));
     ckst_put_error(p, zErr);
   }
   return ckvt_err(pTab, rc);
@@ -845,17 +845,6 @@ static sqlite3_module ckvtModule = {
 ** Companion functions
 */
 
-static void ckvt_fail(sqlite3_context *ctx, int rc, char *zMsg) {
-  if (rc == SQLITE_NOMEM || zMsg == 0) {
-    sqlite3_free(zMsg);
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
-  sqlite3_result_error(ctx, zMsg, -1);
-  sqlite3_result_error_code(ctx, rc);
-  sqlite3_free(zMsg);
-}
-
 static ckvt_table *ckvt_lookup_table(ckvt_global *g, const char *zDb,
                                      const char *zName) {
   ckvt_table *pTab;
@@ -907,13 +896,13 @@ static ckvt_table *ckvt_find(sqlite3_context *ctx, const char *zFunc, int nName,
       return 0;
     }
     if (rc != SQLITE_OK) {
-      ckvt_fail(ctx, SQLITE_ERROR,
+      cksql_result_error(ctx, SQLITE_ERROR,
                 sqlite3_mprintf("%s: no such table: %s.%s", zFunc, zDb, zName));
       return 0;
     }
     pTab = ckvt_lookup_table(g, zDb, zName);
     if (pTab == 0) {
-      ckvt_fail(ctx, SQLITE_ERROR,
+      cksql_result_error(ctx, SQLITE_ERROR,
                 sqlite3_mprintf("%s: %s.%s is not a cuckoo table", zFunc, zDb,
                                 zName));
       return 0;
@@ -927,7 +916,7 @@ static void ckvt_store_fail(sqlite3_context *ctx, ckvt_table *pTab, int rc) {
   char *z = ckst_take_error(pTab->pStore);
   if (z == 0 && rc != SQLITE_NOMEM)
     z = sqlite3_mprintf("%s", sqlite3_errstr(rc));
-  ckvt_fail(ctx, rc, z);
+  cksql_result_error(ctx, rc, z);
 }
 
 /* cuckoo_check([schema,] table): 'ok' or the problems found. */
@@ -981,7 +970,7 @@ static void ckvtExportFunc(sqlite3_context *ctx, int argc,
     iLevel = sqlite3_value_int64(argv[2]);
     if (sqlite3_value_numeric_type(argv[2]) != SQLITE_INTEGER || iLevel < 0 ||
         iLevel >= ckst_levels(p)) {
-      ckvt_fail(ctx, SQLITE_ERROR,
+      cksql_result_error(ctx, SQLITE_ERROR,
                 sqlite3_mprintf("cuckoo_export: level must be an integer "
                                 "from 0 to %d (%s has %d level%s)",
                                 ckst_levels(p) - 1, ckst_label(p), ckst_levels(p),
@@ -989,7 +978,7 @@ static void ckvtExportFunc(sqlite3_context *ctx, int argc,
       return;
     }
   } else if (ckst_levels(p) > 1) {
-    ckvt_fail(ctx, SQLITE_ERROR,
+    cksql_result_error(ctx, SQLITE_ERROR,
               sqlite3_mprintf(
                   "cuckoo_export: %s has %d levels (it grew past its "
                   "capacity), and a filter BLOB holds one; export each "
