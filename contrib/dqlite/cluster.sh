@@ -24,8 +24,9 @@ elapsed() {
 
 # rand_ms LO HI: a random integer in [LO, HI).
 rand_ms() {
-  awk -v lo="$1" -v hi="$2" -v s="$(od -An -N4 -tu4 /dev/urandom)" \
-    'BEGIN { srand(s); print int(lo + rand() * (hi - lo)) }'
+  # (a 16-bit seed: mawk's srand() takes every seed above 2^31 as one)
+  awk -v lo="$1" -v hi="$2" -v s="$(od -An -N2 -tu2 /dev/urandom)" \
+    'BEGIN { srand(s + 0); print int(lo + rand() * (hi - lo)) }'
 }
 
 # sleep_ms N

@@ -129,7 +129,8 @@ static int buf_reserve(Buf *p, size_t n) {
   if (p->n + n > p->nAlloc) {
     size_t nNew = p->nAlloc ? p->nAlloc * 2 : 256;
     unsigned char *aNew;
-    while (nNew < p->n + n) nNew *= 2;
+    while (nNew < p->n + n)
+      nNew *= 2;
     aNew = realloc(p->a, nNew);
     if (aNew == NULL) return -1;
     p->a = aNew;
@@ -141,7 +142,8 @@ static int buf_reserve(Buf *p, size_t n) {
 static int buf_u64(Buf *p, uint64_t v) {
   int i;
   if (buf_reserve(p, 8)) return -1;
-  for (i = 0; i < 8; i++) p->a[p->n++] = (unsigned char)(v >> (8 * i));
+  for (i = 0; i < 8; i++)
+    p->a[p->n++] = (unsigned char)(v >> (8 * i));
   return 0;
 }
 
@@ -158,7 +160,8 @@ static int buf_text(Buf *p, const char *z) {
 static uint64_t get_u64(const unsigned char *a) {
   uint64_t v = 0;
   int i;
-  for (i = 7; i >= 0; i--) v = (v << 8) | a[i];
+  for (i = 7; i >= 0; i--)
+    v = (v << 8) | a[i];
   return v;
 }
 
@@ -246,13 +249,13 @@ static int conn_open(Conn *pConn, const char *zAddr, unsigned timeoutMs) {
   if (connect(pConn->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
     goto failed;
   }
-  for (i = 0; i < 8; i++) aVersion[i] = (unsigned char)(PROTO_VERSION >> 8 * i);
+  for (i = 0; i < 8; i++)
+    aVersion[i] = (unsigned char)(PROTO_VERSION >> 8 * i);
   if (write_all(pConn->fd, aVersion, 8)) goto failed;
   return 0;
 
 failed:
-  snprintf(pConn->zErr, sizeof(pConn->zErr), "%s: %s", zAddr,
-           strerror(errno));
+  snprintf(pConn->zErr, sizeof(pConn->zErr), "%s: %s", zAddr, strerror(errno));
   if (pConn->fd >= 0) close(pConn->fd);
   pConn->fd = -1;
   return -1;
@@ -275,26 +278,27 @@ static int conn_call(Conn *pConn, int eType, Buf *pBody, int eExpect,
   int eResp, i;
 
   errno = 0;
-  for (i = 0; i < 4; i++) aHdr[i] = (unsigned char)(nWord >> 8 * i);
+  for (i = 0; i < 4; i++)
+    aHdr[i] = (unsigned char)(nWord >> 8 * i);
   aHdr[4] = (unsigned char)eType;
   aHdr[5] = aHdr[6] = aHdr[7] = 0;
-  if (write_all(pConn->fd, aHdr, 8) || write_all(pConn->fd, pBody->a, pBody->n)
-      || read_all(pConn->fd, aHdr, 8)) {
+  if (write_all(pConn->fd, aHdr, 8) ||
+      write_all(pConn->fd, pBody->a, pBody->n) ||
+      read_all(pConn->fd, aHdr, 8)) {
     snprintf(pConn->zErr, sizeof(pConn->zErr), "connection: %s",
              errno ? strerror(errno) : "closed by peer");
     return -1;
   }
-  nResp = (uint32_t)aHdr[0] | (uint32_t)aHdr[1] << 8 | (uint32_t)aHdr[2] << 16
-          | (uint32_t)aHdr[3] << 24;
+  nResp = (uint32_t)aHdr[0] | (uint32_t)aHdr[1] << 8 | (uint32_t)aHdr[2] << 16 |
+          (uint32_t)aHdr[3] << 24;
   eResp = aHdr[4];
   if ((size_t)nResp * 8 > MAX_BODY) {
-    snprintf(pConn->zErr, sizeof(pConn->zErr), "response of %u words",
-             nResp);
+    snprintf(pConn->zErr, sizeof(pConn->zErr), "response of %u words", nResp);
     return -1;
   }
   pResp->n = 0;
-  if (buf_reserve(pResp, (size_t)nResp * 8 + 1)
-      || read_all(pConn->fd, pResp->a, (size_t)nResp * 8)) {
+  if (buf_reserve(pResp, (size_t)nResp * 8 + 1) ||
+      read_all(pConn->fd, pResp->a, (size_t)nResp * 8)) {
     snprintf(pConn->zErr, sizeof(pConn->zErr), "reading a response failed");
     return -1;
   }
@@ -328,8 +332,8 @@ static int ask_leader(const char *zAddr, char **pzLeader, char *zErr,
     Cursor c;
     uint64_t id;
     const char *z;
-    if (buf_u64(&body, 0) == 0
-        && conn_call(&conn, REQ_LEADER, &body, RESP_SERVER, &resp) == 0) {
+    if (buf_u64(&body, 0) == 0 &&
+        conn_call(&conn, REQ_LEADER, &body, RESP_SERVER, &resp) == 0) {
       c.a = resp.a;
       c.n = resp.n;
       c.i = 0;
@@ -356,8 +360,8 @@ static int ask_role(Conn *pConn, uint64_t id, uint64_t *pRole) {
   Cursor c;
   int rc = -1;
   *pRole = ROLE_NONE;
-  if (buf_u64(&body, CLUSTER_FORMAT_ROLES) == 0
-      && conn_call(pConn, REQ_CLUSTER, &body, RESP_SERVERS, &resp) == 0) {
+  if (buf_u64(&body, CLUSTER_FORMAT_ROLES) == 0 &&
+      conn_call(pConn, REQ_CLUSTER, &body, RESP_SERVERS, &resp) == 0) {
     c.a = resp.a;
     c.n = resp.n;
     c.i = 0;
@@ -400,16 +404,17 @@ static int join_once(const Options *pOpt, char *zErr, size_t nErr) {
   free(zList);
   if (zLeader == NULL) return -1;
 
-  if (conn_open(&conn, zLeader, 10000) == 0 && ask_role(&conn, pOpt->id, &role) == 0) {
+  if (conn_open(&conn, zLeader, 10000) == 0 &&
+      ask_role(&conn, pOpt->id, &role) == 0) {
     rc = 0;
     if (role == ROLE_NONE) {
-      rc = buf_u64(&body, pOpt->id) || buf_text(&body, pOpt->zAddress)
-           || conn_call(&conn, REQ_ADD, &body, RESP_EMPTY, &resp);
+      rc = buf_u64(&body, pOpt->id) || buf_text(&body, pOpt->zAddress) ||
+           conn_call(&conn, REQ_ADD, &body, RESP_EMPTY, &resp);
     }
     if (rc == 0 && role != ROLE_VOTER) {
       body.n = 0;
-      rc = buf_u64(&body, pOpt->id) || buf_u64(&body, ROLE_VOTER)
-           || conn_call(&conn, REQ_ASSIGN, &body, RESP_EMPTY, &resp);
+      rc = buf_u64(&body, pOpt->id) || buf_u64(&body, ROLE_VOTER) ||
+           conn_call(&conn, REQ_ASSIGN, &body, RESP_EMPTY, &resp);
     }
   }
   if (rc) snprintf(zErr, nErr, "leader %s: %s", zLeader, conn.zErr);
@@ -448,8 +453,9 @@ static int node_authorize(void *pArg, int eAction, const char *z1,
   (void)pArg;
   (void)zDb;
   (void)zTrigger;
-  if (eAction == SQLITE_PRAGMA && z1 && sqlite3_stricmp(z1, "journal_mode") == 0
-      && z2 && sqlite3_stricmp(z2, "wal") != 0) {
+  if (eAction == SQLITE_PRAGMA && z1 &&
+      sqlite3_stricmp(z1, "journal_mode") == 0 && z2 &&
+      sqlite3_stricmp(z2, "wal") != 0) {
     return SQLITE_DENY;
   }
   return SQLITE_OK;
@@ -493,8 +499,10 @@ static int parse_uint(const char *zOpt, const char *z, unsigned long long lo,
   errno = 0;
   *pV = strtoull(z, &zEnd, 10);
   if (z[0] == '-' || zEnd == z || *zEnd || errno || *pV < lo || *pV > hi) {
-    fprintf(stderr, "cuckoo-node: %s %s: an integer from %llu to %llu is "
-            "expected\n", zOpt, z, lo, hi);
+    fprintf(stderr,
+            "cuckoo-node: %s %s: an integer from %llu to %llu is "
+            "expected\n",
+            zOpt, z, lo, hi);
     return -1;
   }
   return 0;
