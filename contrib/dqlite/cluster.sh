@@ -11,7 +11,8 @@
 # Every node runs in the background with its PID kept in $CL_DIR/pid.N and
 # is stopped by that PID (SIGTERM, then SIGKILL after 5 s) by the EXIT/INT/
 # TERM trap that cluster_init installs; the data directories live under a
-# mktemp -d directory removed by the same trap.  Every wait is bounded:
+# mktemp -d directory removed by the same trap (kept if CL_KEEP is set,
+# e.g. with LIBRAFT_TRACE=1 LIBDQLITE_TRACE=1 to read the nodes' logs).  Every wait is bounded:
 # each client call by `timeout`, each poll by a deadline.
 
 # Seconds since the epoch, with nanoseconds.
@@ -54,7 +55,7 @@ cluster_init() {
   shift 2
   CL_OPTS="$*"
   CL_DIR=$(mktemp -d "${TMPDIR:-/tmp}/cuckoo-dqlite.XXXXXX")
-  trap 'cluster_stop; rm -rf "$CL_DIR"' EXIT
+  trap 'cluster_stop; [ -n "$CL_KEEP" ] || rm -rf "$CL_DIR"' EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
   SERVERS=""
