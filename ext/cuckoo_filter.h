@@ -64,6 +64,8 @@
 #define CF_DEFAULT_BUCKET_SIZE 4
 
 #define CF_MAX_BUCKET_SIZE 8
+/* True if b is a supported bucket size: 2, 4 or 8 (the one test of it). */
+#define cf_bucket_size_ok(b) ((b) == 2 || (b) == 4 || (b) == 8)
 #define CF_SS_MIN_FP_BITS 5 /* semi-sorted: 4 high bits + at least 1 */
 
 /* Header flag bits; readers reject unknown bits. */
@@ -136,6 +138,8 @@ typedef struct cf_key {
 ** CF_RANGE.
 */
 unsigned cf_fp_bits_for(double error_rate, unsigned bucket_size);
+/* The fewest fingerprint bits cf_params_for() gives: 7 for b = 2, else 5. */
+unsigned cf_min_fp_bits(unsigned bucket_size);
 uint64_t cf_buckets_for(uint64_t capacity, unsigned bucket_size,
                         unsigned fp_bits);
 int cf_params_for(cf_params *p, uint64_t capacity, double error_rate,
