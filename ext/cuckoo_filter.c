@@ -44,7 +44,6 @@
 /* Small hot helpers are forced inline so batches compile to one loop. */
 #define CF_INLINE static inline __attribute__((always_inline))
 
-/* Load factor each bucket size fills to reliably (see README: Limits). */
 /*
 ** Load factor each geometry fills to reliably before the first failed
 ** insert, below the worst case measured over many seeds and bucket counts
