@@ -41,8 +41,10 @@
 
 #include "cuckoo_sstable.h"
 
-/* Small hot helpers are forced inline so batches compile to one loop. */
-#define CF_INLINE static inline __attribute__((always_inline))
+/* Small hot helpers are forced inline (CF_INLINE, cuckoo_filter.h) so
+** batches compile to one loop. */
+
+static uint64_t cf_int_key(uint64_t seed);
 
 /* Load factor each bucket size fills to reliably (see README: Limits). */
 /*
@@ -58,15 +60,6 @@ static double cf_target_load(unsigned bucket_size, unsigned fp_bits) {
   case 8: return 0.97;
   default: return 0.93;
   }
-}
-
-CF_INLINE uint64_t cf_ld64(const uint8_t *p) {
-  uint64_t v;
-  memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap64(v);
-#endif
-  return v;
 }
 
 CF_INLINE void cf_st64(uint8_t *p, uint64_t v) {
@@ -195,31 +188,32 @@ static void cf_setup(cf_filter *f, uint8_t *buf) {
   f->fp_mask = (fb == 32) ? 0xffffffffu : (((uint64_t)1 << fb) - 1);
   f->bucket_bits = cf_bucket_bits(&f->p);
   f->semisort = (f->p.flags & CF_FLAG_SEMISORT) != 0;
-  f->swar = 0;
-  f->ssword = 0;
-  f->lo = f->hi = f->ss_lo = f->ss_hi = f->ss_m7 = f->ss_gmul = 0;
-  f->bucket_mask = cf_width_mask(f->bucket_bits);
-  f->win_last = f->table_size >= 8 ? f->table_size - 8 : 0;
-  f->slot_recip = (65536u + fb - 1) / fb;
+  f->x.swar = 0;
+  f->x.ssword = 0;
+  f->x.lo = f->x.hi = f->x.ss_lo = f->x.ss_hi = f->x.ss_m7 = f->x.ss_gmul = 0;
+  f->x.bucket_mask = cf_width_mask(f->bucket_bits);
+  f->x.win_last = f->table_size >= 8 ? f->table_size - 8 : 0;
+  f->x.slot_recip = (65536u + fb - 1) / fb;
+  f->x.key_int = cf_int_key(f->p.seed);
 #ifndef CF_NO_SWAR
   /* One 64-bit window per bucket (see "Bucket words"). */
   if (f->bucket_bits <= 57 && f->table_size >= 8) {
     unsigned s;
     if (!f->semisort) {
-      f->swar = 1;
+      f->x.swar = 1;
       for (s = 0; s < f->p.bucket_size; s++)
-        f->lo |= (uint64_t)1 << (s * fb);
-      f->hi = f->lo << (fb - 1);
+        f->x.lo |= (uint64_t)1 << (s * fb);
+      f->x.hi = f->x.lo << (fb - 1);
     } else {
-      f->ssword = 1;
+      f->x.ssword = 1;
       for (s = 0; s < 4; s++)
-        f->ss_lo |= (uint64_t)1 << (s * (fb - 4));
-      f->ss_hi = f->ss_lo << (fb - 5);
-      f->ss_m7 = f->ss_hi - f->ss_lo;
+        f->x.ss_lo |= (uint64_t)1 << (s * (fb - 4));
+      f->x.ss_hi = f->x.ss_lo << (fb - 5);
+      f->x.ss_m7 = f->x.ss_hi - f->x.ss_lo;
       if (fb - 4 >= 5) { /* see cf_ss_match() */
         unsigned k = fb - 4, t;
         for (t = 0; t < 4; t++)
-          f->ss_gmul |= (uint64_t)1 << (3 * (k - 1) - t * (k - 1));
+          f->x.ss_gmul |= (uint64_t)1 << (3 * (k - 1) - t * (k - 1));
       }
     }
   }
@@ -326,28 +320,22 @@ void cf_rebase(cf_filter *f, void *buf) { cf_setup(f, (uint8_t *)buf); }
 ** two multiplications and no byte shuffling.  tests/core_test.c checks
 ** this against XXH3_64bits_withSeed() over many seeds and values: the
 ** hash of an item is part of the BLOB format and must never change.
+** cf_xxh3_8() itself is in cuckoo_filter.h (the inline lookups use it).
 */
-CF_INLINE uint64_t cf_rotl64(uint64_t x, unsigned r) {
-  return (x << r) | (x >> (64 - r));
-}
-
 CF_INLINE uint64_t cf_xxh3_key8(uint64_t seed) {
   seed ^= (uint64_t)XXH_swap32((uint32_t)seed) << 32;
   return (XXH_readLE64(XXH3_kSecret + 8) ^ XXH_readLE64(XXH3_kSecret + 16)) -
          seed;
 }
 
-CF_INLINE uint64_t cf_xxh3_8(uint64_t v, uint64_t key) {
-  uint64_t h = cf_rotl64(v, 32) ^ key;
-  h ^= cf_rotl64(h, 49) ^ cf_rotl64(h, 24);
-  h *= 0x9fb21c651e98df25ULL;
-  h ^= (h >> 35) + 8;
-  h *= 0x9fb21c651e98df25ULL;
-  return h ^ (h >> 28);
+/* The key of INTEGER items under seed (kept in cf_filter for the inline
+** cf_contains_int()). */
+static uint64_t cf_int_key(uint64_t seed) {
+  return cf_xxh3_key8(seed ^ CF_KIND_INT);
 }
 
 uint64_t cf_hash_int(uint64_t seed, int64_t v) {
-  return cf_xxh3_8((uint64_t)v, cf_xxh3_key8(seed ^ CF_KIND_INT));
+  return cf_xxh3_8((uint64_t)v, cf_int_key(seed));
 }
 
 uint64_t cf_hash_real(uint64_t seed, double v) {
@@ -367,35 +355,6 @@ uint64_t cf_hash_text(uint64_t seed, const void *z, size_t n) {
 
 uint64_t cf_hash_blob(uint64_t seed, const void *z, size_t n) {
   return XXH3_64bits_withSeed(z, n, seed ^ CF_KIND_BLOB);
-}
-
-/* A strong 64-bit mixer (a variant of the murmur3 finalizer). */
-CF_INLINE uint64_t cf_mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
-
-/* Map a 32-bit value uniformly onto [0, n) without division. */
-CF_INLINE uint32_t cf_reduce(uint32_t x, uint64_t n) {
-  return (uint32_t)(((uint64_t)x * n) >> 32);
-}
-
-/* The key split (frozen by the format): the high half of the hash picks
-** the bucket, the low half a fingerprint in 1 .. fp_mask. */
-CF_INLINE cf_key cf_split(uint64_t nbuckets, uint64_t fp_mask, uint64_t hash) {
-  cf_key k;
-  k.i1 = cf_reduce((uint32_t)(hash >> 32), nbuckets);
-  k.fp = cf_reduce((uint32_t)hash, fp_mask) + 1;
-  return k;
-}
-
-CF_INLINE uint32_t cf_alt(uint64_t nbuckets, uint32_t i, uint32_t fp) {
-  uint32_t h = cf_reduce((uint32_t)(cf_mix64(fp) >> 32), nbuckets);
-  return h >= i ? h - i : (uint32_t)(h + nbuckets - i);
 }
 
 cf_key cf_key_from(const cf_params *p, uint64_t hash) {
@@ -562,38 +521,21 @@ void cf_region_set(const cf_params *p, uint8_t *t, size_t size, uint64_t j,
 ** 4f-4) lies inside the 8 bytes that start at its first byte.  Near the
 ** end of the array that window is moved back to the array's last 8
 ** bytes, so every bucket is one unaligned 64-bit load (and store), with
-** no byte-by-byte tail and no branch.  cf_setup() enables this (f->swar
-** for plain buckets, f->ssword for semi-sorted ones) when the geometry
-** fits and the array has at least 8 bytes.
+** no byte-by-byte tail and no branch.  cf_setup() enables this (f->x.swar
+** for plain buckets, f->x.ssword for semi-sorted ones) when the geometry
+** fits and the array has at least 8 bytes.  cf_win() and cf_word_raw()
+** are in cuckoo_filter.h.
 */
 
-/* Offset of bucket i's 8-byte window; *pShift = the bucket's first bit
-** in it (0 .. 64 - bucket_bits). */
-CF_INLINE size_t cf_win(const cf_filter *f, uint32_t i, unsigned *pShift) {
-  uint64_t bit = (uint64_t)i * f->bucket_bits;
-  size_t byte = (size_t)(bit >> 3);
-  size_t at = byte < f->win_last ? byte : f->win_last;
-  *pShift = (unsigned)((byte - at) * 8 + (bit & 7));
-  return at;
-}
-
-/* Bucket i's bits in the low bits of the result; the bits above them
-** belong to the next buckets (callers that care mask them off). */
-CF_INLINE uint64_t cf_word_raw(const cf_filter *f, uint32_t i) {
-  unsigned sh;
-  size_t at = cf_win(f, i, &sh);
-  return cf_ld64(f->table + at) >> sh;
-}
-
 CF_INLINE uint64_t cf_word(const cf_filter *f, uint32_t i) {
-  return cf_word_raw(f, i) & f->bucket_mask;
+  return cf_word_raw(f, i) & f->x.bucket_mask;
 }
 
 CF_INLINE void cf_word_put(cf_filter *f, uint32_t i, uint64_t w) {
   unsigned sh;
   size_t at = cf_win(f, i, &sh);
   uint64_t v = cf_ld64(f->table + at);
-  cf_st64(f->table + at, (v & ~(f->bucket_mask << sh)) | (w << sh));
+  cf_st64(f->table + at, (v & ~(f->x.bucket_mask << sh)) | (w << sh));
 }
 
 CF_INLINE void cf_prefetch(const cf_filter *f, uint32_t i, int rw) {
@@ -611,17 +553,9 @@ CF_INLINE void cf_prefetch(const cf_filter *f, uint32_t i, int rw) {
 ** iff some field of x is zero, and its lowest set bit lies in the lowest
 ** zero field (a borrow only travels upward from a zero field), so it also
 ** gives the slot.  Bits above the bucket do not matter: hi masks them
-** off and borrows never travel downward.
+** off and borrows never travel downward.  cf_zero_fields() and
+** cf_slot_at() are in cuckoo_filter.h.
 */
-CF_INLINE uint64_t cf_zero_fields(const cf_filter *f, uint64_t x) {
-  return (x - f->lo) & ~x & f->hi;
-}
-
-/* The slot whose field holds bit `pos` (pos < 64; f->slot_recip is
-** ceil(2^16 / f), exact for these ranges). */
-CF_INLINE unsigned cf_slot_at(const cf_filter *f, unsigned pos) {
-  return (pos * f->slot_recip) >> 16;
-}
 
 /*
 ** Semi-sorted bucket words: bits 0..11 the nibble code, then four low
@@ -642,12 +576,12 @@ CF_INLINE unsigned cf_slot_at(const cf_filter *f, unsigned pos) {
 */
 CF_INLINE unsigned cf_ss_match(const cf_filter *f, uint64_t w, uint32_t fp) {
   unsigned k = f->p.fp_bits - 4, mLow;
-  uint64_t x = (w >> 12) ^ ((uint64_t)(fp & ((1u << k) - 1)) * f->ss_lo);
-  uint64_t zl = ~(((x & f->ss_m7) + f->ss_m7) | x) & f->ss_hi;
+  uint64_t x = (w >> 12) ^ ((uint64_t)(fp & ((1u << k) - 1)) * f->x.ss_lo);
+  uint64_t zl = ~(((x & f->x.ss_m7) + f->x.ss_m7) | x) & f->x.ss_hi;
   uint32_t y = cf_ss_decode[w & 0xfff] ^ ((fp >> k) * 0x1111u);
   uint32_t zn = ~(((y & 0x7777u) + 0x7777u) | y) & 0x8888u;
-  if (f->ss_gmul) {
-    mLow = (unsigned)(((zl >> (k - 1)) * f->ss_gmul) >> (3 * (k - 1)));
+  if (f->x.ss_gmul) {
+    mLow = (unsigned)(((zl >> (k - 1)) * f->x.ss_gmul) >> (3 * (k - 1)));
   } else {
     unsigned s;
     for (mLow = 0, s = 0; s < 4; s++) {
@@ -682,13 +616,13 @@ CF_INLINE uint64_t cf_ss_pack(const cf_filter *f, const uint32_t *a) {
 */
 
 CF_INLINE void cf_read(const cf_filter *f, uint32_t i, uint32_t *fps) {
-  if (f->swar) {
+  if (f->x.swar) {
     uint64_t w = cf_word(f, i);
     unsigned s;
     for (s = 0; s < f->p.bucket_size; s++) {
       fps[s] = (uint32_t)((w >> (s * f->p.fp_bits)) & f->fp_mask);
     }
-  } else if (f->ssword) {
+  } else if (f->x.ssword) {
     cf_ss_unpack(f, cf_word_raw(f, i), fps);
   } else if (f->semisort) {
     cf_ss_read(f->table, f->table_size, f->p.fp_bits, i, fps);
@@ -699,14 +633,14 @@ CF_INLINE void cf_read(const cf_filter *f, uint32_t i, uint32_t *fps) {
 }
 
 CF_INLINE void cf_write(cf_filter *f, uint32_t i, const uint32_t *fps) {
-  if (f->swar) {
+  if (f->x.swar) {
     uint64_t w = 0;
     unsigned s;
     for (s = 0; s < f->p.bucket_size; s++) {
       w |= (uint64_t)fps[s] << (s * f->p.fp_bits);
     }
     cf_word_put(f, i, w);
-  } else if (f->ssword) {
+  } else if (f->x.ssword) {
     uint32_t a[4];
     memcpy(a, fps, sizeof(a));
     cf_sort4(a);
@@ -747,11 +681,11 @@ static inline unsigned cf_count_of(const uint32_t *fps, unsigned b,
 /* Index of the first slot of bucket i (decoded order) holding fp, or -1. */
 CF_INLINE int cf_find(const cf_filter *f, uint32_t i, uint32_t fp) {
   uint32_t a[CF_MAX_BUCKET_SIZE];
-  if (f->swar) {
-    uint64_t z = cf_zero_fields(f, cf_word_raw(f, i) ^ (fp * f->lo));
+  if (f->x.swar) {
+    uint64_t z = cf_zero_fields(f, cf_word_raw(f, i) ^ (fp * f->x.lo));
     return z ? (int)cf_slot_at(f, (unsigned)__builtin_ctzll(z)) : -1;
   }
-  if (f->ssword) {
+  if (f->x.ssword) {
     unsigned m = cf_ss_match(f, cf_word_raw(f, i), fp);
     return m ? __builtin_ctz(m) : -1;
   }
@@ -771,7 +705,7 @@ static inline unsigned cf_count_in(const cf_filter *f, uint32_t i,
 */
 
 /* Bucket access modes, for code specialized on one of them. */
-#define CF_MODE_ANY 0  /* decided per call from f->swar / f->ssword */
+#define CF_MODE_ANY 0  /* decided per call from f->x.swar / f->x.ssword */
 #define CF_MODE_SWAR 1 /* plain bucket words */
 #define CF_MODE_SS 2   /* semi-sorted bucket words */
 #define CF_MODE_BITS 3 /* field by field */
@@ -780,10 +714,10 @@ static inline unsigned cf_count_in(const cf_filter *f, uint32_t i,
 CF_INLINE int cf_has_m(const cf_filter *f, int mode, uint32_t i1, uint32_t i2,
                        uint32_t fp) {
   if (mode == CF_MODE_ANY) {
-    mode = f->swar ? CF_MODE_SWAR : f->ssword ? CF_MODE_SS : CF_MODE_BITS;
+    mode = f->x.swar ? CF_MODE_SWAR : f->x.ssword ? CF_MODE_SS : CF_MODE_BITS;
   }
   if (mode == CF_MODE_SWAR) {
-    uint64_t pat = fp * f->lo;
+    uint64_t pat = fp * f->x.lo;
     return (cf_zero_fields(f, cf_word_raw(f, i1) ^ pat) |
             cf_zero_fields(f, cf_word_raw(f, i2) ^ pat)) != 0;
   }
@@ -939,7 +873,7 @@ CF_INLINE int cf_mem_write(void *ctx, uint32_t bucket, const uint32_t *fps) {
 */
 static int cf_kick_swar(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
   cf_undo path[CF_MAX_KICKS];
-  const uint64_t m = f->p.nbuckets, fpm = f->fp_mask, pat = fp * f->lo;
+  const uint64_t m = f->p.nbuckets, fpm = f->fp_mask, pat = fp * f->x.lo;
   const unsigned fb = f->p.fp_bits, b = f->p.bucket_size;
   uint32_t cur, hand = fp, aAlt[CF_MAX_BUCKET_SIZE];
   unsigned sh, t;
@@ -1073,8 +1007,8 @@ static int cf_kick_ss(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
 /* The slow path of an insert, kept out of line. */
 static __attribute__((noinline)) int cf_kick(cf_filter *f, uint32_t i1,
                                              uint32_t i2, uint32_t fp) {
-  if (f->swar) return cf_kick_swar(f, i1, i2, fp);
-  if (f->ssword) return cf_kick_ss(f, i1, i2, fp);
+  if (f->x.swar) return cf_kick_swar(f, i1, i2, fp);
+  if (f->x.ssword) return cf_kick_ss(f, i1, i2, fp);
   return cf_place_x(cf_mem_read, cf_mem_write, f, f->p.nbuckets,
                     f->p.bucket_size, i1, i2, fp);
 }
@@ -1085,7 +1019,7 @@ static __attribute__((noinline)) int cf_kick(cf_filter *f, uint32_t i1,
 ** semi-sorted bucket has a free slot iff its smallest fingerprint is 0.
 */
 CF_INLINE int cf_put_free(cf_filter *f, uint32_t i, uint32_t fp) {
-  if (f->swar) {
+  if (f->x.swar) {
     unsigned sh;
     size_t at = cf_win(f, i, &sh);
     uint64_t v = cf_ld64(f->table + at);
@@ -1098,7 +1032,7 @@ CF_INLINE int cf_put_free(cf_filter *f, uint32_t i, uint32_t fp) {
                                        f->p.fp_bits)));
     return 1;
   }
-  if (f->ssword) {
+  if (f->x.ssword) {
     uint64_t w = cf_word_raw(f, i);
     uint32_t a[4];
     unsigned mFree = cf_ss_free(f, w);
@@ -1137,8 +1071,8 @@ CF_INLINE int cf_place(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
 ** is left to the caller. */
 CF_INLINE int cf_unplace(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
   uint32_t i = i1;
-  if (f->swar) {
-    uint64_t pat = fp * f->lo, v, z;
+  if (f->x.swar) {
+    uint64_t pat = fp * f->x.lo, v, z;
     unsigned sh;
     size_t at = cf_win(f, i, &sh);
     v = cf_ld64(f->table + at);
@@ -1152,7 +1086,7 @@ CF_INLINE int cf_unplace(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
     if (f->count == 0) return CF_CORRUPT;
     sh += cf_slot_at(f, (unsigned)__builtin_ctzll(z)) * f->p.fp_bits;
     cf_st64(f->table + at, v & ~(f->fp_mask << sh));
-  } else if (f->ssword) {
+  } else if (f->x.ssword) {
     /* the bucket without slot s, sorted again (for a sorted bucket: 0,
     ** then the others in order; a crafted bucket may be unsorted) */
     uint32_t a[4];
@@ -1583,7 +1517,7 @@ cf_has_avx512_x(const cf_filter *f, const uint64_t *aHash, size_t n,
   const __m512i vM = _mm512_set1_epi64((long long)f->p.nbuckets);
   const __m512i vFpm = _mm512_set1_epi64((long long)f->fp_mask);
   const __m512i vBits = _mm512_set1_epi64(f->bucket_bits);
-  const __m512i vLast = _mm512_set1_epi64((long long)f->win_last);
+  const __m512i vLast = _mm512_set1_epi64((long long)f->x.win_last);
   const __m128i vOne8 = _mm_set1_epi8(1);
   unsigned k = f->p.fp_bits - 4;
   cf_vconst c;
@@ -1591,12 +1525,12 @@ cf_has_avx512_x(const cf_filter *f, const uint64_t *aHash, size_t n,
   uint64_t aAt[2][2][CF_GROUP], aSh[2][2][CF_GROUP], aFp[2][CF_GROUP];
   size_t i, g, nFound = 0, nVec = n & ~(size_t)7;
 
-  c.lo = _mm512_set1_epi64((long long)f->lo);
-  c.hi = _mm512_set1_epi64((long long)f->hi);
-  c.ssLo = _mm512_set1_epi64((long long)f->ss_lo);
-  c.ssHi = _mm512_set1_epi64((long long)f->ss_hi);
-  c.ssM7 = _mm512_set1_epi64((long long)f->ss_m7);
-  c.ssGmul = _mm512_set1_epi64((long long)f->ss_gmul);
+  c.lo = _mm512_set1_epi64((long long)f->x.lo);
+  c.hi = _mm512_set1_epi64((long long)f->x.hi);
+  c.ssLo = _mm512_set1_epi64((long long)f->x.ss_lo);
+  c.ssHi = _mm512_set1_epi64((long long)f->x.ss_hi);
+  c.ssM7 = _mm512_set1_epi64((long long)f->x.ss_m7);
+  c.ssGmul = _mm512_set1_epi64((long long)f->x.ss_gmul);
   c.lm = _mm512_set1_epi64((long long)(((uint64_t)1 << (k & 31)) - 1));
   c.k = _mm_cvtsi32_si128((int)k);
   c.km1 = _mm_cvtsi32_si128((int)k - 1);
@@ -1715,20 +1649,20 @@ size_t cf_contains_batch(const cf_filter *f, const uint64_t *aHash, size_t n,
   int pf = f->table_size >= CF_PREFETCH_MIN;
   cf_keys_fn keys = cf_keys_best();
 #ifdef CF_AVX512
-  if (f->swar && keys == cf_keys_avx512) {
+  if (f->x.swar && keys == cf_keys_avx512) {
     return pf ? cf_has_avx512_pf(f, aHash, n, aFound)
               : cf_has_avx512(f, aHash, n, aFound);
   }
-  if (f->ssword && f->ss_gmul && keys == cf_keys_avx512) {
+  if (f->x.ssword && f->x.ss_gmul && keys == cf_keys_avx512) {
     return pf ? cf_has_ss_avx512_pf(f, aHash, n, aFound)
               : cf_has_ss_avx512(f, aHash, n, aFound);
   }
 #endif
-  if (f->swar) {
+  if (f->x.swar) {
     return pf ? cf_has_swar_pf(pF, aHash, n, aFound, 0, keys)
               : cf_has_swar_n(pF, aHash, n, aFound, 0, keys);
   }
-  if (f->ssword) {
+  if (f->x.ssword) {
     return pf ? cf_has_ss_pf(pF, aHash, n, aFound, 0, keys)
               : cf_has_ss_n(pF, aHash, n, aFound, 0, keys);
   }

@@ -1462,10 +1462,18 @@ static void batch_vs_single(uint64_t m, unsigned b, unsigned fp,
   {
     uint64_t *aQ = xmalloc((size_t)(2 * n + 1) * sizeof(uint64_t));
     size_t nFound, nSum = 0;
+    uint64_t nInline = 0;
     for (i = 0; i < 2 * n; i++) {
-      aQ[i] = aHash[i < n ? i : nMax + (i - n)];
+      uint64_t id = i < n ? i : nMax + (i - n);
+      aQ[i] = aHash[id];
       aFound[i] = (uint8_t)cf_contains(&fa, cf_key_of(&fa, aQ[i]));
+      /* the inline single-item path gives the same answers */
+      nInline += cf_contains_hash(&fa, aQ[i]) != aFound[i];
+      nInline += cf_contains_int(&fa, (int64_t)(id * 0x2545f4914f6cdd1dULL)) !=
+                 aFound[i];
     }
+    CHECKF(nInline == 0, "inline lookups m=%llu b=%u f=%u flags=%u: %llu differ",
+           (unsigned long long)m, b, fp, flags, (unsigned long long)nInline);
     nFound = cf_contains_batch(&fb, aQ, (size_t)(2 * n), aGot);
     for (i = 0; i < 2 * n; i++) {
       diff += aGot[i] != aFound[i];
