@@ -9,12 +9,12 @@
 **       frames that start at UNBOUNDED PRECEDING (running unions).
 **
 ** Rules:
-**   1. Items are hashed by cksql_hash_value() (SPEC §2 identity) with the
-**      seed of the options (default 0).  The 64-bit hash does not depend on
-**      the filter's geometry, so the hashes are collected first and the
-**      table sized afterwards.  NULL items are skipped.  Two distinct items
-**      with the same 64-bit hash count as one (about n^2 / 2^65 for n
-**      items: negligible).
+**   1. Items are hashed by cksql_hash_value() (docs/format.md#item-identity)
+**      with the seed of the options (default 0).  The 64-bit hash does not
+**      depend on the filter's geometry, so the hashes are collected first
+**      and the table sized afterwards.  NULL items are skipped.  Two
+**      distinct items with the same 64-bit hash count as one (about
+**      n^2 / 2^65 for n items: negligible).
 **   2. error_rate (NULL: 0.001), capacity (NULL: size to the items) and
 **      options (NULL: defaults; as cuckoo_new) are read from the first row
 **      of a group or partition and must be the same on every row.

@@ -15,7 +15,8 @@
 **      return the filter unchanged, contains returns NULL.  cuckoo_new
 **      with a NULL capacity returns NULL; a NULL error_rate or options
 **      means the default.
-**   2. Items are hashed by cksql_hash_value() (SPEC §2 identity).
+**   2. Items are hashed by cksql_hash_value() (see
+**      docs/format.md#item-identity).
 **   3. Every filter argument is validated by cf_open() (header fields
 **      against the BLOB length) before a bucket is read.  A malformed BLOB
 **      is an SQL error naming the function and the argument.

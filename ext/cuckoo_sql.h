@@ -28,8 +28,8 @@ int cuckoo_register_aggregates(sqlite3 *db);
 int cuckoo_register_vtab(sqlite3 *db);
 
 /*
-** Hash an SQL value as SPEC §2 defines item identity (INTEGER 42 ==
-** REAL 42.0, TEXT as UTF-8 bytes, TEXT never equal to BLOB).  Returns
+** Hash an SQL value into an item (docs/format.md#item-identity: INTEGER
+** 42 == REAL 42.0, TEXT as UTF-8 bytes, TEXT never equal to BLOB).  Returns
 ** SQLITE_OK with *pHash set, SQLITE_DONE for NULL (no hash), or
 ** SQLITE_NOMEM if converting TEXT to UTF-8 failed.
 */

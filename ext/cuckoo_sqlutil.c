@@ -1,15 +1,15 @@
 /*
 ** cuckoo_sqlutil.c: helpers shared by the SQL layer: hashing SQL values
-** into items (SPEC §2), validating filter BLOB arguments with messages
+** into items, validating filter BLOB arguments with messages
 ** that name the function and argument, parsing creation options, and
 ** turning core result codes into SQL errors.
 **
-** Item identity (SPEC §2): two values are one item exactly when SQLite's
-** "=" without affinity says so.  INTEGER and REAL compare numerically, so
-** a REAL that holds an integer value in int64 range (including -0.0)
-** hashes as that INTEGER; TEXT hashes as its UTF-8 bytes whatever the
-** database encoding; TEXT and BLOB hash in separate spaces, so 'abc' and
-** x'616263' are different items.
+** Item identity (docs/format.md#item-identity): two values are one item
+** exactly when SQLite's "=" without affinity says so.  INTEGER and REAL
+** compare numerically, so a REAL that holds an integer value in int64
+** range (including -0.0) hashes as that INTEGER; TEXT hashes as its UTF-8
+** bytes whatever the database encoding; TEXT and BLOB hash in separate
+** spaces, so 'abc' and x'616263' are different items.
 */
 #include "cuckoo_sql.h"
 

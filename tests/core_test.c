@@ -17,7 +17,7 @@
 **      space per item and the measured false-positive rate are in bounds.
 **   f. cf_open() rejects every malformed header; random and mutated
 **      buffers never crash (ASan), accepted ones survive every operation.
-**   g. value hashing identities (SPEC §2).
+**   g. value hashing identities (docs/format.md#item-identity).
 **   h. merge: union, mismatch detection.
 **   i. callback stores equal the in-memory table; failing accessors undo.
 **   j. semi-sorted buckets: the codec over all 3876 codes, and model,
@@ -454,13 +454,14 @@ static void test_determinism(void) {
     ** which of its two buckets a fingerprint ends up in (every reader
     ** looks in both), so they may change within a version, deliberately:
     ** they last changed when insertion gained its one-step look-ahead
-    ** (issue 5), which fills large filters several times faster. */
+    ** (see docs/format.md#insertion-and-determinism), which fills large
+    ** filters several times faster. */
     CHECKF(h == aCase[i].golden, "case %zu: got 0x%016llxULL", i,
            (unsigned long long)h);
     free(a);
     free(b);
   }
-  /* Pinned item hashes (SPEC §2: XXH3-64 with the filter's seed). */
+  /* Pinned item hashes (docs/format.md#hashing-bucket-and-fingerprint). */
   CHECKF(cf_hash_int(0, 42) == 0xa8a3669bf021b742ULL, "got 0x%016llxULL",
          (unsigned long long)cf_hash_int(0, 42));
   CHECKF(cf_hash_text(0, "abc", 3) == 0xfb426e02b29d6d83ULL, "got 0x%016llxULL",
@@ -497,10 +498,11 @@ static void test_capacity(void) {
       CHECK(f.count == cap);
       bits = (double)f.table_size * 8.0 / (double)cap;
       bound = 1.06 * p.fp_bits / 0.95;
-      /* SPEC §3's bound cannot hold for tiny capacities (one bucket of
-      ** four slots already gives 4f bits per item for capacity 1): check
-      ** it from 1000 items up, and for smaller filters that the table is
-      ** no larger than twice the items plus a bucket. */
+      /* The space bound (docs/format.md#geometry-and-space) cannot hold
+      ** for tiny capacities (one bucket of four slots already gives 4f
+      ** bits per item for capacity 1): check it from 1000 items up, and
+      ** for smaller filters that the table is no larger than twice the
+      ** items plus a bucket. */
       if (cap >= 1000) {
         CHECKF(bits <= bound, "capacity %llu eps %g: %.3f bits/item > %.3f",
                (unsigned long long)cap, eps, bits, bound);

@@ -1,7 +1,7 @@
 /*
 ** speed_bench.c: speed and space of the core filter (ext/cuckoo_filter.c),
 ** plain and semi-sorted, next to the paper authors' C++ implementation
-** (issue 5's reference table, measured on a machine of this kind).
+** (a reference table measured on a machine of this kind).
 **
 ** Usage (from the repository root; `make bench` runs it with no argument):
 **
@@ -288,7 +288,7 @@ static void speed_table(void) {
   size_t i;
   printf("Core speed, b = 4, filled to the first failed insert, hash "
          "included (M ops/s;\nreference = the paper authors' C++ "
-         "implementation, issue 5; BENCH_SCALE=%d)\n\n",
+         "implementation; BENCH_SCALE=%d)\n\n",
          g_scale);
   printf("| filter | variant | items | load | bits/item | FPR | build "
          "(ref; x) | lookup 0%% | 50%% | 100%% | lookup ref (slowest/ref) "

@@ -1,7 +1,7 @@
 /*
 ** vtab_bench.c: the cuckoo virtual table against the natural alternative,
 ** an indexed table CREATE TABLE s(item PRIMARY KEY) WITHOUT ROWID, in one
-** run (issue 4, point 9).  Run from the repository root by `make bench`
+** run.  Run from the repository root by `make bench`
 ** (built with the extension linked statically).
 **
 **   1. Bulk load: INSERT INTO t(item) SELECT email FROM src, N = 10^7
