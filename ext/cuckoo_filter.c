@@ -190,6 +190,7 @@ static void cf_setup(cf_filter *f, uint8_t *buf) {
   f->semisort = (f->p.flags & CF_FLAG_SEMISORT) != 0;
   f->x.swar = 0;
   f->x.ssword = 0;
+  f->x.wide = 0;
   f->x.lo = f->x.hi = f->x.ss_lo = f->x.ss_hi = f->x.ss_m7 = f->x.ss_gmul = 0;
   f->x.bucket_mask = cf_width_mask(f->bucket_bits);
   f->x.win_last = f->table_size >= 8 ? f->table_size - 8 : 0;
@@ -217,6 +218,13 @@ static void cf_setup(cf_filter *f, uint8_t *buf) {
       }
     }
   }
+#ifdef __SIZEOF_INT128__
+  /* Wider plain buckets: one 128-bit window (see "Wide bucket words"). */
+  if (!f->semisort && f->bucket_bits > 57 && f->bucket_bits <= 121 &&
+      f->table_size >= 16) {
+    f->x.wide = 1;
+  }
+#endif
 #endif
 }
 
@@ -612,6 +620,57 @@ CF_INLINE uint64_t cf_ss_pack(const cf_filter *f, const uint32_t *a) {
 }
 
 /* ---------------------------------------------------------------------
+** Wide bucket words.  A plain bucket of 58..121 bits lies inside the 16
+** bytes that start at its first byte (moved back to the array's last 16
+** bytes at its end, as for bucket words), so it is read with two 64-bit
+** loads and written with two stores instead of field by field.  cf_setup()
+** sets f->x.wide when the compiler has 128-bit integers and the array has
+** at least 16 bytes.
+*/
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 cf_u128;
+
+CF_INLINE size_t cf_win16(const cf_filter *f, uint32_t i, unsigned *pShift) {
+  uint64_t bit = (uint64_t)i * f->bucket_bits;
+  size_t byte = (size_t)(bit >> 3);
+  size_t last = f->table_size - 16;
+  size_t at = byte < last ? byte : last;
+  *pShift = (unsigned)(bit - (uint64_t)at * 8);
+  return at;
+}
+
+CF_INLINE cf_u128 cf_ld128(const uint8_t *p) {
+  return (cf_u128)cf_ld64(p) | ((cf_u128)cf_ld64(p + 8) << 64);
+}
+
+CF_INLINE void cf_wide_read(const cf_filter *f, uint32_t i, uint32_t *fps) {
+  unsigned sh, s, fb = f->p.fp_bits;
+  cf_u128 w = cf_ld128(f->table + cf_win16(f, i, &sh)) >> sh;
+  for (s = 0; s < f->p.bucket_size; s++) {
+    fps[s] = (uint32_t)(w >> (s * fb)) & (uint32_t)f->fp_mask;
+  }
+}
+
+CF_INLINE void cf_wide_write(cf_filter *f, uint32_t i, const uint32_t *fps) {
+  unsigned sh, s, fb = f->p.fp_bits;
+  size_t at = cf_win16(f, i, &sh);
+  cf_u128 v = cf_ld128(f->table + at), w = 0;
+  cf_u128 mask = (((cf_u128)1 << f->bucket_bits) - 1) << sh;
+  for (s = 0; s < f->p.bucket_size; s++) {
+    w |= (cf_u128)(fps[s] & f->fp_mask) << (s * fb);
+  }
+  v = (v & ~mask) | (w << sh);
+  cf_st64(f->table + at, (uint64_t)v);
+  cf_st64(f->table + at + 8, (uint64_t)(v >> 64));
+}
+#define CF_WIDE(f) ((f)->x.wide)
+#else
+#define CF_WIDE(f) 0
+#define cf_wide_read(f, i, fps) ((void)0)
+#define cf_wide_write(f, i, fps) ((void)0)
+#endif
+
+/* ---------------------------------------------------------------------
 ** Decoded buckets: the form every algorithm works on.
 */
 
@@ -624,6 +683,8 @@ CF_INLINE void cf_read(const cf_filter *f, uint32_t i, uint32_t *fps) {
     }
   } else if (f->x.ssword) {
     cf_ss_unpack(f, cf_word_raw(f, i), fps);
+  } else if (CF_WIDE(f)) {
+    cf_wide_read(f, i, fps);
   } else if (f->semisort) {
     cf_ss_read(f->table, f->table_size, f->p.fp_bits, i, fps);
   } else {
@@ -645,6 +706,8 @@ CF_INLINE void cf_write(cf_filter *f, uint32_t i, const uint32_t *fps) {
     memcpy(a, fps, sizeof(a));
     cf_sort4(a);
     cf_word_put(f, i, cf_ss_pack(f, a));
+  } else if (CF_WIDE(f)) {
+    cf_wide_write(f, i, fps);
   } else if (f->semisort) {
     cf_ss_write(f->table, f->table_size, f->p.fp_bits, i, fps);
   } else {
@@ -655,10 +718,6 @@ CF_INLINE void cf_write(cf_filter *f, uint32_t i, const uint32_t *fps) {
 
 void cf_bucket_get(const cf_filter *f, uint32_t i, uint32_t *fps) {
   cf_read(f, i, fps);
-}
-
-void cf_bucket_set(cf_filter *f, uint32_t i, const uint32_t *fps) {
-  cf_write(f, i, fps);
 }
 
 /* Index of the first slot of a decoded bucket holding fp, or -1. */
@@ -1125,6 +1184,66 @@ int cf_remove(cf_filter *f, cf_key k) {
   int rc = cf_unplace(f, k.i1, cf_alt(f->p.nbuckets, k.i1, k.fp), k.fp);
   if (rc == CF_OK) cf_write_count(f);
   return rc;
+}
+
+/* Block views (see cuckoo_filter.h): the in-memory bucket operations on
+** a region, whose table pointer the caller sets. */
+int cf_view_init(cf_filter *f, const cf_params *p, uint32_t nbuckets) {
+  cf_params q = *p;
+  uint8_t dummy[CF_HEADER_SIZE];
+  q.nbuckets = nbuckets;
+  q.capacity = (uint64_t)nbuckets * q.bucket_size;
+  if (cf_params_check(&q) != CF_OK) return CF_RANGE;
+  memset(f, 0, sizeof(*f));
+  f->p = q;
+  cf_setup(f, dummy);
+  f->blob = 0;
+  f->table = 0;
+  return CF_OK;
+}
+
+int cf_view_has(const cf_filter *f, uint32_t j, uint32_t fp) {
+  return cf_find(f, j, fp) >= 0;
+}
+
+int cf_view_put(cf_filter *f, uint32_t j, uint32_t fp) {
+  return cf_put_free(f, j, fp);
+}
+
+int cf_view_free(const cf_filter *f, uint32_t j) {
+  return cf_find(f, j, 0) >= 0;
+}
+
+int cf_view_del(cf_filter *f, uint32_t j, uint32_t fp) {
+  uint32_t a[CF_MAX_BUCKET_SIZE];
+  if (f->x.swar) {
+    unsigned sh;
+    size_t at = cf_win(f, j, &sh);
+    uint64_t v = cf_ld64(f->table + at);
+    uint64_t z = cf_zero_fields(f, (v >> sh) ^ (fp * f->x.lo));
+    if (z == 0) return 0;
+    sh += cf_slot_at(f, (unsigned)__builtin_ctzll(z)) * f->p.fp_bits;
+    cf_st64(f->table + at, v & ~(f->fp_mask << sh));
+    return 1;
+  }
+  if (f->x.ssword) {
+    uint64_t w = cf_word_raw(f, j);
+    unsigned mm = cf_ss_match(f, w, fp);
+    if (mm == 0) return 0;
+    cf_ss_unpack(f, w, a);
+    a[__builtin_ctz(mm)] = 0;
+    cf_sort4(a);
+    cf_word_put(f, j, cf_ss_pack(f, a));
+    return 1;
+  }
+  {
+    int s = cf_find(f, j, fp);
+    if (s < 0) return 0;
+    cf_read(f, j, a);
+    a[s] = 0;
+    cf_write(f, j, a);
+    return 1;
+  }
 }
 
 /* Callback stores (e.g. the virtual table's block cache). */

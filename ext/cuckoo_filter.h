@@ -113,6 +113,7 @@ typedef struct cf_fast {
   size_t win_last;      /* table_size - 8: the last window's offset */
   unsigned slot_recip;  /* ceil(2^16 / f): slot of a bit is bit*recip >> 16 */
   uint64_t key_int;     /* XXH3 key of INTEGER items under this seed */
+  int wide;             /* plain buckets of 58..121 bits: 128-bit windows */
 } cf_fast;
 
 /* A filter: a view of a caller-owned buffer in BLOB layout. */
@@ -241,15 +242,15 @@ uint64_t cf_count_slots(const cf_filter *f);
 
 /*
 ** Decoded buckets.  cf_bucket_get() fills fps[0..b-1] with bucket i's
-** fingerprints (0: empty slot; a semi-sorted bucket comes back sorted),
-** cf_bucket_set() encodes fps[0..b-1] into bucket i (semi-sorted buckets
-** sort a copy first).  The region forms work on any byte range laid out
-** like the bucket array from its bit 0 (bucket j at bit j*bucket_bits),
-** for stores that keep runs of buckets in separate blocks; size is the
-** region's length in bytes, and bucket j must lie inside it.
+** fingerprints (0: empty slot; a semi-sorted bucket comes back sorted).
+** cf_region_set() encodes fps[0..b-1] into bucket j of a region
+** (semi-sorted buckets sort a copy first).  The region forms work on any
+** byte range laid out like the bucket array from its bit 0 (bucket j at
+** bit j*bucket_bits), for stores that keep runs of buckets in separate
+** blocks; size is the region's length in bytes, and bucket j must lie
+** inside it.
 */
 void cf_bucket_get(const cf_filter *f, uint32_t i, uint32_t *fps);
-void cf_bucket_set(cf_filter *f, uint32_t i, const uint32_t *fps);
 void cf_region_get(const cf_params *p, const uint8_t *t, size_t size,
                    uint64_t j, uint32_t *fps);
 void cf_region_set(const cf_params *p, uint8_t *t, size_t size, uint64_t j,
@@ -276,6 +277,27 @@ int cf_store_insert(const cf_params *p, const cf_store *st, cf_key k);
 int cf_store_contains(const cf_params *p, const cf_store *st, cf_key k,
                       int *pFound);
 int cf_store_remove(const cf_params *p, const cf_store *st, cf_key k);
+
+/*
+** Block views: the in-memory bucket operations (word-level where the
+** geometry allows) on a region laid out like the bucket array, for
+** stores that keep runs of buckets in blocks.  cf_view_init() makes *f a
+** view of regions of nbuckets buckets of p's geometry (nbuckets a
+** multiple of 8, so a region is nbuckets*bucket_bits/8 bytes); the caller
+** then points f->table at a region before each call (f->blob and the
+** count are unused).  j is a bucket of the region.  The slots chosen and
+** the bytes written are those of cf_region_get()/cf_region_set() and the
+** callback algorithms: cf_view_put() takes the lowest free slot (a
+** semi-sorted bucket stays sorted) and returns 0 without a change if
+** there is none; cf_view_del() clears the first slot holding fp and
+** returns 0 if none does; cf_view_free() says whether bucket j has a
+** free slot.  cf_view_init() returns CF_OK or CF_RANGE.
+*/
+int cf_view_init(cf_filter *f, const cf_params *p, uint32_t nbuckets);
+int cf_view_has(const cf_filter *f, uint32_t j, uint32_t fp);
+int cf_view_free(const cf_filter *f, uint32_t j);
+int cf_view_put(cf_filter *f, uint32_t j, uint32_t fp);
+int cf_view_del(cf_filter *f, uint32_t j, uint32_t fp);
 
 /* Expected false-positive rate of a lookup at the current load. */
 double cf_expected_fpr(const cf_filter *f);

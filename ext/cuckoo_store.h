@@ -110,6 +110,7 @@ typedef struct ckst_level {
   uint64_t nBlock; /* blocks of the level */
   uint64_t nCount; /* items stored */
   int bCountDirty; /* nCount differs from the levels row */
+  cf_filter view;  /* a block of the level, for cf_view_*() */
 } ckst_level;
 
 typedef struct ckst_block ckst_block;
@@ -134,6 +135,8 @@ typedef struct ckstore {
   int nLevel;
   ckst_level aLevel[CKST_MAX_LEVELS];
   sqlite3_int64 iDataVersion;
+  unsigned int uPagerVersion; /* pager data version at the last full check */
+  int bPagerVersion;          /* uPagerVersion is valid */
   /* Block cache: open addressing on block id */
   ckst_block **aSlot;
   uint32_t nSlot;  /* power of two, or 0 */
