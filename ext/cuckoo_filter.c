@@ -46,7 +46,6 @@
 
 static uint64_t cf_int_key(uint64_t seed);
 
-/* Load factor each bucket size fills to reliably (see README: Limits). */
 /*
 ** Load factor each geometry fills to reliably before the first failed
 ** insert, below the worst case measured over many seeds and bucket counts
@@ -54,7 +53,7 @@ static uint64_t cf_int_key(uint64_t seed);
 ** below 98.4%, b=2 below 85.6% with f >= 6; with b=2 very short
 ** fingerprints leave few alternate buckets.
 */
-static double cf_target_load(unsigned bucket_size, unsigned fp_bits) {
+double cf_load_target(unsigned bucket_size, unsigned fp_bits) {
   switch (bucket_size) {
   case 2: return fp_bits == 4 ? 0.28 : fp_bits == 5 ? 0.60 : 0.84;
   case 8: return 0.97;
@@ -98,7 +97,7 @@ uint64_t cf_buckets_for(uint64_t capacity, unsigned bucket_size,
   /* Small tables vary more around the mean load: leave a margin that
   ** shrinks as 1/sqrt(capacity) (no failures in 300 seeds per size). */
   double load =
-      cf_target_load(bucket_size, fp_bits) -
+      cf_load_target(bucket_size, fp_bits) -
       (bucket_size == 2 ? 2.5 : 1.0) * CF_SMALL_MARGIN / sqrt((double)capacity);
   double want;
   if (load < 0.25) load = 0.25;
@@ -133,7 +132,7 @@ int cf_params_check(const cf_params *p) {
 }
 
 /*
-** The narrowest fingerprint that reaches cf_target_load() in tables of
+** The narrowest fingerprint that reaches cf_load_target() in tables of
 ** every size.  A fingerprint of f bits has at most 2^f - 1 alternate
 ** bucket offsets, too few for large tables when f is small (the paper's
 ** section 4; its Table 2 has 68% load for b = 4, f = 4 at 2^25 buckets).
@@ -813,6 +812,24 @@ typedef int (*cf_read_fn)(void *ctx, uint32_t bucket, uint32_t *fps);
 typedef int (*cf_write_fn)(void *ctx, uint32_t bucket, const uint32_t *fps);
 
 /*
+** The insertion walk's two choices, shared by cf_place_x() and its
+** word-level twins cf_kick_swar() and cf_kick_ss() (so all three make the
+** same moves): the bucket the walk starts from, a hash of (fp, i1); and
+** the victim slot at step n, a hash of (fingerprint in hand, bucket,
+** step), b a power of two.  Frozen: they decide the bytes of a filter.
+*/
+CF_INLINE uint32_t cf_walk_start(uint32_t i1, uint32_t i2, uint32_t fp) {
+  return (cf_mix64(((uint64_t)fp << 32) ^ i1) & 1) ? i2 : i1;
+}
+
+CF_INLINE unsigned cf_walk_victim(uint32_t hand, uint32_t cur, int n,
+                                  unsigned b) {
+  return (
+      unsigned)(cf_mix64(((uint64_t)hand << 32) ^ cur ^ ((uint64_t)n << 56)) &
+                (b - 1));
+}
+
+/*
 ** Place fp, whose candidate buckets are i1 and i2 = its alternate: the
 ** one insertion algorithm, instantiated inline for the in-memory table
 ** and for callback stores.  The paper's Algorithm 1 (a random walk of at
@@ -860,12 +877,10 @@ CF_INLINE int cf_place_x(cf_read_fn rd, cf_write_fn wr, void *ctx, uint64_t m,
   if (same == (i2 != i1 ? 2 * b : b)) return CF_TOO_MANY;
 
   hand = fp;
-  cur = (cf_mix64(((uint64_t)fp << 32) ^ i1) & 1) ? i2 : i1;
+  cur = cf_walk_start(i1, i2, fp);
   rc = CF_FULL;
   for (n = 0; n < CF_MAX_KICKS; n++) {
-    unsigned slot = (unsigned)(cf_mix64(((uint64_t)hand << 32) ^ cur ^
-                                        ((uint64_t)n << 56)) &
-                               (b - 1));
+    unsigned slot = cf_walk_victim(hand, cur, n, b);
     if (rd(ctx, cur, a)) {
       rc = CF_IOERR;
       break;
@@ -944,11 +959,9 @@ static int cf_kick_swar(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
   if (cf_word(f, i1) == pat && (i2 == i1 || cf_word(f, i2) == pat)) {
     return CF_TOO_MANY;
   }
-  cur = (cf_mix64(((uint64_t)fp << 32) ^ i1) & 1) ? i2 : i1;
+  cur = cf_walk_start(i1, i2, fp);
   for (n = 0; n < CF_MAX_KICKS; n++) {
-    unsigned slot = (unsigned)(cf_mix64(((uint64_t)hand << 32) ^ cur ^
-                                        ((uint64_t)n << 56)) &
-                               (b - 1));
+    unsigned slot = cf_walk_victim(hand, cur, n, b);
     unsigned pos;
     at = cf_win(f, cur, &sh);
     v = cf_ld64(f->table + at);
@@ -1025,11 +1038,9 @@ static int cf_kick_ss(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
       (i2 == i1 || cf_ss_match(f, cf_word_raw(f, i2), fp) == 15u)) {
     return CF_TOO_MANY;
   }
-  cur = (cf_mix64(((uint64_t)fp << 32) ^ i1) & 1) ? i2 : i1;
+  cur = cf_walk_start(i1, i2, fp);
   for (n = 0; n < CF_MAX_KICKS; n++) {
-    unsigned slot = (unsigned)(cf_mix64(((uint64_t)hand << 32) ^ cur ^
-                                        ((uint64_t)n << 56)) &
-                               3);
+    unsigned slot = cf_walk_victim(hand, cur, n, 4);
     uint64_t w = cf_word(f, cur);
     cf_ss_unpack(f, w, a);
     for (t = 0; t < 4; t++) {
@@ -1802,9 +1813,4 @@ size_t cf_remove_batch(cf_filter *f, const uint64_t *aHash, size_t n,
     return cf_del_pf(f, aHash, n, aRemoved, 0, cf_keys_best());
   }
   return cf_del_n(f, aHash, n, aRemoved, 0, cf_keys_best());
-}
-
-/* The load factor cf_buckets_for() plans for large filters (no margin). */
-double cf_load_target(unsigned bucket_size, unsigned fp_bits) {
-  return cf_target_load(bucket_size, fp_bits);
 }

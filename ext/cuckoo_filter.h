@@ -19,9 +19,10 @@
 **      fingerprint can always find its other bucket.  i1 == i2 is allowed
 **      (the item then has one bucket).
 **   3. Deterministic: kick choices come from a hash of (fingerprint,
-**      bucket, step) and a fixed look-ahead order (cf_place_x() in
-**      cuckoo_filter.c), never from rand(), so equal operation sequences
-**      give byte-identical buffers on every machine.
+**      bucket, step) and a fixed look-ahead order (cf_walk_start(),
+**      cf_walk_victim() and cf_place_x() in cuckoo_filter.c, shared by
+**      every form of the walk), never from rand(), so equal operation
+**      sequences give byte-identical buffers on every machine.
 **   4. A failed insert (500 kicks without room, or more copies of one
 **      item than its buckets can hold) undoes every displacement it made:
 **      the filter is byte-for-byte what it was before the call.
