@@ -66,6 +66,8 @@
 #define CF_DEFAULT_BUCKET_SIZE 4
 
 #define CF_MAX_BUCKET_SIZE 8
+/* True if b is a supported bucket size: 2, 4 or 8 (the one test of it). */
+#define cf_bucket_size_ok(b) ((b) == 2 || (b) == 4 || (b) == 8)
 #define CF_SS_MIN_FP_BITS 5 /* semi-sorted: 4 high bits + at least 1 */
 
 /* Header flag bits; readers reject unknown bits. */

@@ -6,6 +6,13 @@
 ** loading and validating the configuration; levels (creation, growth);
 ** item operations over cf_store callbacks; flush, discard, refresh;
 ** export and import; the integrity check; the JSON description.
+**
+** struct ckstore is private to this file; the virtual table sees it
+** through the accessors declared in cuckoo_store.h.  Ownership: the store
+** owns its names, its message (until ckst_take_error() hands it over), its
+** prepared statements and every cached block; strings passed in are
+** copied.  Messages all start with the table's label: ckst_error() adds
+** ": ", ckst_full() " is full", ckst_corrupt() " is corrupt: ".
 */
 #include "cuckoo_store.h"
 
@@ -13,6 +20,17 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The shadow tables of table T are T_config, T_levels and T_blocks; each
+** suffix is named here once.  CKST_TABLE(x) is "schema"."T_x" in SQL built
+** with sqlite3_mprintf(zSql, zDb, zName). */
+#define CKST_CONFIG "config"
+#define CKST_LEVELS "levels"
+#define CKST_BLOCKS "blocks"
+#define CKST_TABLE(x) "\"%w\".\"%w_" x "\""
+static const char *const ckst_azShadow[] = {CKST_CONFIG, CKST_LEVELS,
+                                            CKST_BLOCKS};
+#define CKST_NSHADOW (int)(sizeof(ckst_azShadow) / sizeof(ckst_azShadow[0]))
 
 /* Statements kept prepared (reset after every use). */
 #define CKST_READ_BLOCK 0
@@ -23,28 +41,77 @@
 #define CKST_INSERT_BLOCK 5
 #define CKST_INSERT_LEVEL 6
 #define CKST_LAST_BLOCK 7
+#define CKST_NSTMT 8
 
-static const char *const ckst_azSql[] = {
-    "SELECT data FROM \"%w\".\"%w_blocks\" WHERE id=?1",
-    "PRAGMA \"%w\".data_version",
-    "SELECT v FROM \"%w\".\"%w_config\" WHERE k='cookie'",
-    "UPDATE \"%w\".\"%w_config\" SET v=?1 WHERE k='cookie'",
-    "UPDATE \"%w\".\"%w_levels\" SET count=?2 WHERE level=?1",
-    "INSERT INTO \"%w\".\"%w_blocks\"(id, data) VALUES(?1, ?2)",
-    /* (parenthesized: clang -Wstring-concatenation) */
-    ("INSERT INTO \"%w\".\"%w_levels\"(level, nbuckets, bucket_size, "
+/* (each entry parenthesized: clang -Wstring-concatenation) */
+static const char *const ckst_azSql[CKST_NSTMT] = {
+    ("SELECT data FROM " CKST_TABLE(CKST_BLOCKS) " WHERE id=?1"),
+    ("PRAGMA \"%w\".data_version"),
+    ("SELECT v FROM " CKST_TABLE(CKST_CONFIG) " WHERE k='cookie'"),
+    ("UPDATE " CKST_TABLE(CKST_CONFIG) " SET v=?1 WHERE k='cookie'"),
+    ("UPDATE " CKST_TABLE(CKST_LEVELS) " SET count=?2 WHERE level=?1"),
+    ("INSERT INTO " CKST_TABLE(CKST_BLOCKS) "(id, data) VALUES(?1, ?2)"),
+    ("INSERT INTO " CKST_TABLE(CKST_LEVELS) "(level, nbuckets, bucket_size, "
      "fp_bits, flags, capacity, buckets_per_block, block_bytes, count) "
      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"),
-    ("SELECT id FROM \"%w\".\"%w_blocks\" WHERE id>=?1 AND id<?2 "
+    ("SELECT id FROM " CKST_TABLE(CKST_BLOCKS) " WHERE id>=?1 AND id<?2 "
      "ORDER BY id DESC LIMIT 1"),
 };
 
+/* One level: a filter of its own geometry cut into blocks. */
+typedef struct ckst_level {
+  cf_params p;
+  uint32_t nPer;   /* buckets per block (a multiple of 8) */
+  uint32_t nBytes; /* bytes of each block */
+  uint64_t nBlock; /* blocks of the level */
+  uint64_t nCount; /* items stored */
+  int bCountDirty; /* nCount differs from the levels row */
+  cf_filter view;  /* a block of the level, for cf_view_*() */
+} ckst_level;
+
 /* A cached block.  a[] holds the block's bytes. */
-struct ckst_block {
+typedef struct ckst_block {
   uint64_t id;
   int bDirty;
   uint32_t nBytes;
   uint8_t a[];
+} ckst_block;
+
+struct ckstore {
+  sqlite3 *db;
+  char *zDb;    /* schema name */
+  char *zName;  /* table name */
+  char *zLabel; /* "cuckoo table NAME" or "cuckoo table SCHEMA.NAME" */
+  char *zErr;   /* message of the last error */
+  /* Configuration (valid when bLoaded) */
+  int bLoaded;
+  uint64_t seed;
+  unsigned bucketSize;
+  uint32_t flags;
+  double errorRate;
+  int growth;
+  sqlite3_int64 capacity;
+  int blockSize;
+  sqlite3_int64 cacheKib;
+  sqlite3_int64 cookie;
+  int nLevel;
+  ckst_level aLevel[CKST_MAX_LEVELS];
+  sqlite3_int64 iDataVersion;
+  unsigned int uPagerVersion; /* pager data version at the last full check */
+  int bPagerVersion;          /* uPagerVersion is valid */
+  /* Block cache: open addressing on block id */
+  ckst_block **aSlot;
+  uint32_t nSlot;  /* power of two, or 0 */
+  uint32_t nEntry; /* blocks cached */
+  sqlite3_int64 nCacheBytes;
+  ckst_block *pLast; /* most recently used block */
+  uint64_t *aDirty;  /* ids of dirty blocks */
+  uint32_t nDirty, nDirtyAlloc;
+  int bChanged;             /* changed since the cookie was last bumped */
+  int bCookieBumped;        /* the cookie was bumped in this transaction */
+  sqlite3_int64 nBlockRead; /* blocks read from the shadow table */
+  int rcStore;              /* error code of a failed cf_store callback */
+  sqlite3_stmt *aStmt[CKST_NSTMT];
 };
 
 #define CKST_ID(iLevel, j) (((uint64_t)(iLevel) << 32) | (uint64_t)(j))
@@ -81,6 +148,7 @@ static int ckst_number(const char *z, double *pR) {
   return zStop && *zStop == 0;
 }
 
+/* Parse an on/off word into *pV; 0 if z is not one. */
 static int ckst_onoff(const char *z, int *pV) {
   static const char *const azOn[] = {"on", "1", "true", "yes"};
   static const char *const azOff[] = {"off", "0", "false", "no"};
@@ -177,6 +245,7 @@ static int ckst_parse_one(const char *zLabel, const char *zArg,
   return rc;
 }
 
+/* Defaults, then each argument in turn (the first error stops). */
 int ckst_parse_args(const char *zLabel, int argc, const char *const *argv,
                     ckst_options *pOpt, char **pzErr) {
   int i, rc = SQLITE_OK;
@@ -193,7 +262,9 @@ int ckst_parse_args(const char *zLabel, int argc, const char *const *argv,
   return rc;
 }
 
-char *ckst_label(const char *zDb, const char *zName) {
+/* "cuckoo table NAME" (schema main) or "cuckoo table SCHEMA.NAME", the
+** subject of every message (sqlite3_mprintf'd, caller frees). */
+static char *ckst_make_label(const char *zDb, const char *zName) {
   if (sqlite3_stricmp(zDb, "main") == 0) {
     return sqlite3_mprintf("cuckoo table %s", zName);
   }
@@ -204,46 +275,122 @@ char *ckst_label(const char *zDb, const char *zName) {
 ** Errors and statements
 */
 
-/* Set the error message (label first) and return rc. */
-static int ckst_error(ckstore *p, int rc, const char *zFmt, ...) {
-  va_list ap;
-  char *z;
-  va_start(ap, zFmt);
-  z = sqlite3_vmprintf(zFmt, ap);
-  va_end(ap);
+/* Replace the store's message with "LABEL<zSep><message><zTail>" (the
+** message built from zFmt, ap) and return rc, or SQLITE_NOMEM if the
+** message could not be built.  The store owns the message. */
+static int ckst_vmessage(ckstore *p, int rc, const char *zSep,
+                         const char *zTail, const char *zFmt, va_list ap) {
+  char *z = sqlite3_vmprintf(zFmt, ap);
   sqlite3_free(p->zErr);
-  p->zErr = z ? sqlite3_mprintf("%s%s", p->zLabel, z) : 0;
+  p->zErr = z ? sqlite3_mprintf("%s%s%s%s", p->zLabel, zSep, z, zTail) : 0;
   sqlite3_free(z);
   return p->zErr ? rc : SQLITE_NOMEM;
 }
 
-/* A shadow row that breaks the rules: SQLITE_CORRUPT_VTAB. */
+/* An error: "LABEL: message"; returns rc (or SQLITE_NOMEM). */
+static int ckst_error(ckstore *p, int rc, const char *zFmt, ...) {
+  va_list ap;
+  va_start(ap, zFmt);
+  rc = ckst_vmessage(p, rc, ": ", "", zFmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+/* A refused insert: "LABEL is full ..."; returns SQLITE_ERROR (or
+** SQLITE_NOMEM). */
+static int ckst_full(ckstore *p, const char *zFmt, ...) {
+  va_list ap;
+  int rc;
+  va_start(ap, zFmt);
+  rc = ckst_vmessage(p, SQLITE_ERROR, " is full", "", zFmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+/* A shadow row that breaks the rules: "LABEL is corrupt: message; run
+** cuckoo_check() on it"; returns SQLITE_CORRUPT_VTAB (or SQLITE_NOMEM). */
 static int ckst_corrupt(ckstore *p, const char *zFmt, ...) {
   va_list ap;
+  int rc;
+  va_start(ap, zFmt);
+  rc = ckst_vmessage(p, SQLITE_CORRUPT_VTAB, " is corrupt: ",
+                     "; run cuckoo_check() on it", zFmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+/* A row of T_blocks that breaks the rules: "LABEL is corrupt: block L.J
+** (id N of T_blocks) <message>; ..."; returns SQLITE_CORRUPT_VTAB (or
+** SQLITE_NOMEM). */
+static int ckst_corrupt_block(ckstore *p, int iLevel, uint64_t j,
+                              const char *zFmt, ...) {
+  va_list ap;
   char *z;
+  int rc;
   va_start(ap, zFmt);
   z = sqlite3_vmprintf(zFmt, ap);
   va_end(ap);
   if (z == 0) return SQLITE_NOMEM;
-  sqlite3_free(p->zErr);
-  p->zErr = sqlite3_mprintf("%s is corrupt: %s; run cuckoo_check() on it",
-                            p->zLabel, z);
+  rc = ckst_corrupt(p, "block %d.%llu (id %lld of %s_" CKST_BLOCKS ") %s",
+                    iLevel, (unsigned long long)j,
+                    (sqlite3_int64)CKST_ID(iLevel, j), p->zName, z);
   sqlite3_free(z);
-  return p->zErr ? SQLITE_CORRUPT_VTAB : SQLITE_NOMEM;
+  return rc;
 }
 
-/* An error from SQLite itself (message from the connection). */
+/* "an INTEGER", "a REAL", "TEXT", "a BLOB" or "NULL": a value's type in
+** messages. */
+static const char *ckst_type_name(int eType) {
+  switch (eType) {
+  case SQLITE_INTEGER: return "an INTEGER";
+  case SQLITE_FLOAT: return "a REAL";
+  case SQLITE_TEXT: return "TEXT";
+  case SQLITE_BLOB: return "a BLOB";
+  default: return "NULL";
+  }
+}
+
+/* An error from SQLite itself, with the connection's message; returns rc.
+** SQLITE_NOMEM is returned as it is (no message is built). */
 static int ckst_sqlerr(ckstore *p, int rc) {
   if (rc == SQLITE_NOMEM) return rc;
-  return ckst_error(p, rc, ": %s", sqlite3_errmsg(p->db));
+  return ckst_error(p, rc, "%s", sqlite3_errmsg(p->db));
 }
 
+/* The message passes to the caller, who frees it. */
 char *ckst_take_error(ckstore *p) {
   char *z = p->zErr;
   p->zErr = 0;
   return z;
 }
 
+/* zErr passes to the store (an earlier message is freed). */
+void ckst_put_error(ckstore *p, char *zErr) {
+  sqlite3_free(p->zErr);
+  p->zErr = zErr;
+}
+
+/* Accessors for the virtual table: nothing is copied; the strings stay
+** the store's (valid until ckst_rename() or ckst_free()). */
+sqlite3 *ckst_db(const ckstore *p) { return p->db; }
+const char *ckst_schema(const ckstore *p) { return p->zDb; }
+const char *ckst_name(const ckstore *p) { return p->zName; }
+const char *ckst_label(const ckstore *p) { return p->zLabel; }
+uint64_t ckst_seed(const ckstore *p) { return p->seed; }
+int ckst_levels(const ckstore *p) { return p->nLevel; }
+
+/* xShadowName: is zSuffix one of ckst_azShadow[] (any case)? */
+int ckst_is_shadow(const char *zSuffix) {
+  int i;
+  for (i = 0; i < CKST_NSHADOW; i++) {
+    if (sqlite3_stricmp(zSuffix, ckst_azShadow[i]) == 0) return 1;
+  }
+  return 0;
+}
+
+/* Prepared statement i of ckst_azSql (prepared on first use, kept in
+** p->aStmt until ckst_finalize()); *pp is the store's, reset it after
+** use.  A statement that cannot be prepared is a missing shadow table. */
 static int ckst_stmt(ckstore *p, int i, sqlite3_stmt **pp) {
   if (p->aStmt[i] == 0) {
     char *zSql = sqlite3_mprintf(ckst_azSql[i], p->zDb, p->zName);
@@ -303,6 +450,7 @@ static int ckst_exec(ckstore *p, const char *zFmt) {
   return rc == SQLITE_OK ? rc : ckst_sqlerr(p, rc);
 }
 
+/* Finalize every kept statement (they are prepared again on use). */
 void ckst_finalize(ckstore *p) {
   size_t i;
   for (i = 0; i < sizeof(p->aStmt) / sizeof(p->aStmt[0]); i++) {
@@ -311,9 +459,11 @@ void ckst_finalize(ckstore *p) {
   }
 }
 
+/* Replace the table name and the label (copies; p owns them).  On
+** SQLITE_NOMEM the old names stay. */
 static int ckst_set_names(ckstore *p, const char *zName) {
   char *zNew = sqlite3_mprintf("%s", zName);
-  char *zLabel = ckst_label(p->zDb, zName);
+  char *zLabel = ckst_make_label(p->zDb, zName);
   if (zNew == 0 || zLabel == 0) {
     sqlite3_free(zNew);
     sqlite3_free(zLabel);
@@ -326,6 +476,7 @@ static int ckst_set_names(ckstore *p, const char *zName) {
   return SQLITE_OK;
 }
 
+/* A store that owns copies of zDb and zName; nothing is read yet. */
 int ckst_new(sqlite3 *db, const char *zDb, const char *zName,
              ckstore **ppStore) {
   ckstore *p = sqlite3_malloc64(sizeof(*p));
@@ -350,6 +501,7 @@ static uint32_t ckst_slot(const ckstore *p, uint64_t id) {
   return (uint32_t)((id * 0x9E3779B97F4A7C15ULL) >> 32) & (p->nSlot - 1);
 }
 
+/* The cached block of id, or NULL (the cache keeps ownership). */
 static ckst_block *ckst_cache_find(const ckstore *p, uint64_t id) {
   uint32_t i;
   if (p->nSlot == 0) return 0;
@@ -359,6 +511,7 @@ static ckst_block *ckst_cache_find(const ckstore *p, uint64_t id) {
   }
 }
 
+/* Insert b (the cache takes ownership; room was reserved). */
 static void ckst_cache_put(ckstore *p, ckst_block *b) {
   uint32_t i = ckst_slot(p, b->id);
   while (p->aSlot[i])
@@ -402,6 +555,8 @@ static void ckst_cache_clear(ckstore *p) {
   p->nDirty = 0;
 }
 
+/* Record that b must be written by the next flush (its id goes into
+** p->aDirty, grown as needed); SQLITE_NOMEM leaves b clean. */
 static int ckst_mark_dirty(ckstore *p, ckst_block *b) {
   if (b->bDirty) return SQLITE_OK;
   if (p->nDirty == p->nDirtyAlloc) {
@@ -430,21 +585,11 @@ static int ckst_read_block(ckstore *p, int iLevel, uint64_t j, uint8_t *a,
     int n = sqlite3_column_bytes(pStmt, 0);
     const void *pData = sqlite3_column_blob(pStmt, 0);
     if (eType != SQLITE_BLOB) {
-      rc = ckst_corrupt(p,
-                        "block %d.%llu (id %lld of %s_blocks) is %s, "
-                        "not a BLOB",
-                        iLevel, (unsigned long long)j,
-                        (sqlite3_int64)CKST_ID(iLevel, j), p->zName,
-                        eType == SQLITE_NULL      ? "NULL"
-                        : eType == SQLITE_TEXT    ? "TEXT"
-                        : eType == SQLITE_INTEGER ? "an INTEGER"
-                                                  : "a REAL");
+      rc = ckst_corrupt_block(p, iLevel, j, "is %s, not a BLOB",
+                              ckst_type_name(eType));
     } else if ((uint32_t)n != nBytes) {
-      rc = ckst_corrupt(p,
-                        "block %d.%llu (id %lld of %s_blocks) has %d "
-                        "bytes, expected %u",
-                        iLevel, (unsigned long long)j,
-                        (sqlite3_int64)CKST_ID(iLevel, j), p->zName, n, nBytes);
+      rc = ckst_corrupt_block(p, iLevel, j, "has %d bytes, expected %u", n,
+                              nBytes);
     } else if (pData == 0) {
       rc = SQLITE_NOMEM;
     } else {
@@ -453,9 +598,7 @@ static int ckst_read_block(ckstore *p, int iLevel, uint64_t j, uint8_t *a,
       rc = SQLITE_OK;
     }
   } else if (rc == SQLITE_DONE) {
-    rc = ckst_corrupt(p, "block %d.%llu (id %lld of %s_blocks) is missing",
-                      iLevel, (unsigned long long)j,
-                      (sqlite3_int64)CKST_ID(iLevel, j), p->zName);
+    rc = ckst_corrupt_block(p, iLevel, j, "is missing");
   } else {
     rc = ckst_sqlerr(p, rc);
   }
@@ -536,46 +679,40 @@ typedef struct ckst_cval {
   int bLong;
 } ckst_cval;
 
-static const char *ckst_type_name(int eType) {
-  switch (eType) {
-  case SQLITE_INTEGER: return "an INTEGER";
-  case SQLITE_FLOAT: return "a REAL";
-  case SQLITE_TEXT: return "TEXT";
-  case SQLITE_BLOB: return "a BLOB";
-  default: return "NULL";
-  }
-}
 
-/* An INTEGER config value in [lo, hi], else corrupt. */
-static int ckst_cint(ckstore *p, const ckst_cval *a, int k, sqlite3_int64 lo,
-                     sqlite3_int64 hi, sqlite3_int64 *pV) {
+/* The validation of the configuration keeps a sticky rc, the way SQLite's
+** rtree checker does: each step does nothing once a step has failed, so
+** the loader reads as a list of rules. */
+
+/* Config value k as an INTEGER in [lo, hi]; on any other value *pRc
+** becomes SQLITE_CORRUPT_VTAB (message set) and 0 is returned. */
+static sqlite3_int64 ckst_cint(ckstore *p, int *pRc, const ckst_cval *a,
+                               int k, sqlite3_int64 lo, sqlite3_int64 hi) {
+  if (*pRc != SQLITE_OK) return 0;
   if (a[k].eType == 0) {
-    return ckst_corrupt(p, "config row '%s' is missing from %s_config",
+    *pRc = ckst_corrupt(p, "config row '%s' is missing from %s_" CKST_CONFIG,
                         ckst_azKey[k], p->zName);
-  }
-  if (a[k].eType != SQLITE_INTEGER) {
-    return ckst_corrupt(p, "config value '%s' must be an INTEGER (it is %s)",
+  } else if (a[k].eType != SQLITE_INTEGER) {
+    *pRc = ckst_corrupt(p, "config value '%s' must be an INTEGER (it is %s)",
                         ckst_azKey[k], ckst_type_name(a[k].eType));
-  }
-  if (a[k].i < lo || a[k].i > hi) {
-    return ckst_corrupt(p,
+  } else if (a[k].i < lo || a[k].i > hi) {
+    *pRc = ckst_corrupt(p,
                         "config value '%s' is %lld, out of range (%lld "
                         "to %lld)",
                         ckst_azKey[k], a[k].i, lo, hi);
   }
-  *pV = a[k].i;
-  return SQLITE_OK;
+  return *pRc == SQLITE_OK ? a[k].i : 0;
 }
 
-static int ckst_load_config(ckstore *p) {
-  ckst_cval a[CKC_N];
+/* Read T_config into a[] (one entry per known key; unknown keys are
+** ignored).  TEXT values are copied, so nothing in a[] points into the
+** statement. */
+static int ckst_read_config(ckstore *p, ckst_cval *a) {
   sqlite3_stmt *pStmt = 0;
-  sqlite3_int64 v;
   int rc, k;
-
-  memset(a, 0, sizeof(a));
-  rc = ckst_prepare_shadow(p, "SELECT k, v FROM \"%w\".\"%w_config\"", "config",
-                           &pStmt);
+  memset(a, 0, sizeof(ckst_cval) * CKC_N);
+  rc = ckst_prepare_shadow(p, "SELECT k, v FROM " CKST_TABLE(CKST_CONFIG),
+                           CKST_CONFIG, &pStmt);
   if (rc != SQLITE_OK) return rc;
   while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
     const char *zKey = (const char *)sqlite3_column_text(pStmt, 0);
@@ -610,66 +747,64 @@ static int ckst_load_config(ckstore *p) {
     rc = ckst_sqlerr(p, rc);
   }
   sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/* Load and validate the configuration into p (rule 6). */
+static int ckst_load_config(ckstore *p) {
+  ckst_cval a[CKC_N];
+  const ckst_cval *pVar = &a[CKC_VARIANT], *pRate = &a[CKC_ERROR_RATE];
+  int rc = ckst_read_config(p, a);
   if (rc != SQLITE_OK) return rc;
 
   /* The version first: a newer format may have other keys. */
   if (a[CKC_VERSION].eType == SQLITE_INTEGER &&
       a[CKC_VERSION].i > CKST_FORMAT_VERSION) {
     return ckst_error(p, SQLITE_ERROR,
-                      " was created by a newer cuckoo (shadow-table format "
+                      "created by a newer cuckoo (shadow-table format "
                       "version %lld; this build, cuckoo " CUCKOO_VERSION
                       ", reads version %d): load a newer cuckoo extension "
                       "to use it",
                       a[CKC_VERSION].i, CKST_FORMAT_VERSION);
   }
-  rc = ckst_cint(p, a, CKC_VERSION, CKST_FORMAT_VERSION, CKST_FORMAT_VERSION,
-                 &v);
-  if (rc) return rc;
-  rc = ckst_cint(p, a, CKC_SEED, INT64_MIN, INT64_MAX, &v);
-  if (rc) return rc;
-  p->seed = (uint64_t)v;
-  rc = ckst_cint(p, a, CKC_BUCKET_SIZE, 2, 8, &v);
-  if (rc) return rc;
-  if (v != 2 && v != 4 && v != 8) {
-    return ckst_corrupt(p,
-                        "config value 'bucket_size' must be 2, 4 or 8 "
-                        "(it is %lld)",
-                        v);
+  ckst_cint(p, &rc, a, CKC_VERSION, CKST_FORMAT_VERSION, CKST_FORMAT_VERSION);
+  p->seed = (uint64_t)ckst_cint(p, &rc, a, CKC_SEED, INT64_MIN, INT64_MAX);
+  p->bucketSize = (unsigned)ckst_cint(p, &rc, a, CKC_BUCKET_SIZE, 2, 8);
+  if (rc == SQLITE_OK && !cf_bucket_size_ok(p->bucketSize)) {
+    rc = ckst_corrupt(p,
+                      "config value 'bucket_size' must be 2, 4 or 8 "
+                      "(it is %u)",
+                      p->bucketSize);
   }
-  p->bucketSize = (unsigned)v;
-  if (a[CKC_VARIANT].eType != SQLITE_TEXT || a[CKC_VARIANT].bLong ||
-      (strcmp(a[CKC_VARIANT].z, "plain") != 0 &&
-       strcmp(a[CKC_VARIANT].z, "semisort") != 0)) {
-    return ckst_corrupt(p,
-                        "config value 'variant' must be 'plain' or "
-                        "'semisort'%s",
-                        a[CKC_VARIANT].eType ? "" : " (the row is missing)");
+  if (rc == SQLITE_OK &&
+      (pVar->eType != SQLITE_TEXT || pVar->bLong ||
+       (strcmp(pVar->z, "plain") != 0 && strcmp(pVar->z, "semisort") != 0))) {
+    rc = ckst_corrupt(p,
+                      "config value 'variant' must be 'plain' or "
+                      "'semisort'%s",
+                      pVar->eType ? "" : " (the row is missing)");
   }
-  p->flags = a[CKC_VARIANT].z[0] == 's' ? CF_FLAG_SEMISORT : 0;
-  if (p->flags && p->bucketSize != 4) {
-    return ckst_corrupt(p, "variant 'semisort' needs bucket_size 4");
+  p->flags = pVar->z[0] == 's' ? CF_FLAG_SEMISORT : 0;
+  if (rc == SQLITE_OK && p->flags && p->bucketSize != 4) {
+    rc = ckst_corrupt(p, "variant 'semisort' needs bucket_size 4");
   }
-  if (a[CKC_ERROR_RATE].eType == 0) {
-    return ckst_corrupt(p, "config row 'error_rate' is missing from %s_config",
-                        p->zName);
+  if (rc == SQLITE_OK && pRate->eType == 0) {
+    rc = ckst_corrupt(p, "config row 'error_rate' is missing from %s_" CKST_CONFIG,
+                      p->zName);
   }
-  if (a[CKC_ERROR_RATE].eType != SQLITE_FLOAT ||
-      !(a[CKC_ERROR_RATE].r > 0.0 && a[CKC_ERROR_RATE].r < 1.0)) {
-    return ckst_corrupt(p, "config value 'error_rate' must be a REAL "
-                           "between 0 and 1");
+  if (rc == SQLITE_OK && (pRate->eType != SQLITE_FLOAT ||
+                          !(pRate->r > 0.0 && pRate->r < 1.0))) {
+    rc = ckst_corrupt(p, "config value 'error_rate' must be a REAL "
+                         "between 0 and 1");
   }
-  p->errorRate = a[CKC_ERROR_RATE].r;
-  rc = ckst_cint(p, a, CKC_GROWTH, 0, 1, &v);
-  if (rc) return rc;
-  p->growth = (int)v;
-  rc = ckst_cint(p, a, CKC_CAPACITY, 1, INT64_MAX, &p->capacity);
-  if (rc) return rc;
-  rc = ckst_cint(p, a, CKC_BLOCK_SIZE, CKST_MIN_BLOCK, CKST_MAX_BLOCK, &v);
-  if (rc) return rc;
-  p->blockSize = (int)v;
-  rc = ckst_cint(p, a, CKC_CACHE_SIZE, 1, CKST_MAX_CACHE_KIB, &p->cacheKib);
-  if (rc) return rc;
-  return ckst_cint(p, a, CKC_COOKIE, INT64_MIN, INT64_MAX, &p->cookie);
+  p->errorRate = pRate->r;
+  p->growth = (int)ckst_cint(p, &rc, a, CKC_GROWTH, 0, 1);
+  p->capacity = ckst_cint(p, &rc, a, CKC_CAPACITY, 1, INT64_MAX);
+  p->blockSize =
+      (int)ckst_cint(p, &rc, a, CKC_BLOCK_SIZE, CKST_MIN_BLOCK, CKST_MAX_BLOCK);
+  p->cacheKib = ckst_cint(p, &rc, a, CKC_CACHE_SIZE, 1, CKST_MAX_CACHE_KIB);
+  p->cookie = ckst_cint(p, &rc, a, CKC_COOKIE, INT64_MIN, INT64_MAX);
+  return rc;
 }
 
 /* Derived block geometry of a level from its buckets per block. */
@@ -693,6 +828,66 @@ static uint32_t ckst_per_block(const cf_params *pp, int blockSize) {
   return (uint32_t)nPer;
 }
 
+/* Validate row n of T_levels (the current row of pStmt) into
+** p->aLevel[n]; a row that breaks the rules sets *pRc (sticky). */
+static void ckst_level_row(ckstore *p, sqlite3_stmt *pStmt, int n, int *pRc) {
+  static const char *const azCol[] = {
+      "level",    "nbuckets",          "bucket_size", "fp_bits", "flags",
+      "capacity", "buckets_per_block", "block_bytes", "count"};
+  sqlite3_int64 a[9];
+  ckst_level *pL = &p->aLevel[n < CKST_MAX_LEVELS ? n : 0];
+  int i;
+  for (i = 0; *pRc == SQLITE_OK && i < 9; i++) {
+    if (sqlite3_column_type(pStmt, i) != SQLITE_INTEGER) {
+      *pRc = ckst_corrupt(p, "column %s of level row %d is %s, not an INTEGER",
+                          azCol[i], n,
+                          ckst_type_name(sqlite3_column_type(pStmt, i)));
+    }
+    a[i] = sqlite3_column_int64(pStmt, i);
+  }
+  if (*pRc != SQLITE_OK) return;
+  if (a[0] != n || n >= CKST_MAX_LEVELS) {
+    *pRc = ckst_corrupt(p,
+                        "%s_" CKST_LEVELS " must number its rows 0, 1, 2, "
+                        "... (at most %d; found level %lld where %d was "
+                        "expected)",
+                        p->zName, CKST_MAX_LEVELS, a[0], n);
+    return;
+  }
+  memset(pL, 0, sizeof(*pL));
+  pL->p.nbuckets = a[1] < 0 ? 0 : (uint64_t)a[1];
+  pL->p.bucket_size = (a[2] < 0 || a[2] > 255) ? 0 : (uint32_t)a[2];
+  pL->p.fp_bits = (a[3] < 0 || a[3] > 255) ? 0 : (uint32_t)a[3];
+  pL->p.flags = (a[4] < 0 || a[4] > 255) ? 0xff : (uint32_t)a[4];
+  pL->p.capacity = a[5] < 0 ? 0 : (uint64_t)a[5];
+  pL->p.seed = p->seed;
+  if (cf_params_check(&pL->p) != CF_OK) {
+    *pRc = ckst_corrupt(p,
+                        "level %d has an invalid geometry (nbuckets=%lld "
+                        "bucket_size=%lld fp_bits=%lld flags=%lld "
+                        "capacity=%lld)",
+                        n, a[1], a[2], a[3], a[4], a[5]);
+  } else if (a[6] < 8 || a[6] % 8 != 0 ||
+             a[6] > (sqlite3_int64)((pL->p.nbuckets + 7) & ~(uint64_t)7) ||
+             a[7] != a[6] * (sqlite3_int64)cf_bucket_bits(&pL->p) / 8 ||
+             a[7] > 2 * CKST_MAX_BLOCK) {
+    *pRc = ckst_corrupt(p,
+                        "level %d has an invalid block geometry "
+                        "(buckets_per_block=%lld block_bytes=%lld)",
+                        n, a[6], a[7]);
+  } else if (a[8] < 0 ||
+             (uint64_t)a[8] > pL->p.nbuckets * (uint64_t)pL->p.bucket_size) {
+    *pRc = ckst_corrupt(p,
+                        "level %d has an item count of %lld, more than "
+                        "its slots",
+                        n, a[8]);
+  } else {
+    ckst_level_blocks(pL, (uint32_t)a[6]);
+    pL->nCount = (uint64_t)a[8];
+  }
+}
+
+/* Load and validate every row of T_levels into p->aLevel (rule 6). */
 static int ckst_load_levels(ckstore *p) {
   sqlite3_stmt *pStmt = 0;
   int rc, n = 0;
@@ -700,87 +895,25 @@ static int ckst_load_levels(ckstore *p) {
   rc = ckst_prepare_shadow(
       p,
       "SELECT level, nbuckets, bucket_size, fp_bits, flags, capacity, "
-      "buckets_per_block, block_bytes, count FROM \"%w\".\"%w_levels\" "
-      "ORDER BY level",
-      "levels", &pStmt);
-  if (rc != SQLITE_OK) return rc;
-  while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
-    static const char *const azCol[] = {
-        "level",    "nbuckets",          "bucket_size", "fp_bits", "flags",
-        "capacity", "buckets_per_block", "block_bytes", "count"};
-    sqlite3_int64 a[9];
-    ckst_level *pL;
-    int i;
-    for (i = 0; i < 9; i++) {
-      if (sqlite3_column_type(pStmt, i) != SQLITE_INTEGER) {
-        rc = ckst_corrupt(p,
-                          "column %s of level row %d is %s, not an "
-                          "INTEGER",
-                          azCol[i], n,
-                          ckst_type_name(sqlite3_column_type(pStmt, i)));
-        break;
-      }
-      a[i] = sqlite3_column_int64(pStmt, i);
-    }
-    if (rc != SQLITE_ROW) break;
-    if (a[0] != n || n >= CKST_MAX_LEVELS) {
-      rc = ckst_corrupt(p,
-                        "%s_levels must number its rows 0, 1, 2, ... "
-                        "(at most %d; found level %lld where %d was "
-                        "expected)",
-                        p->zName, CKST_MAX_LEVELS, a[0], n);
-      break;
-    }
-    pL = &p->aLevel[n];
-    memset(pL, 0, sizeof(*pL));
-    pL->p.nbuckets = a[1] < 0 ? 0 : (uint64_t)a[1];
-    pL->p.bucket_size = (a[2] < 0 || a[2] > 255) ? 0 : (uint32_t)a[2];
-    pL->p.fp_bits = (a[3] < 0 || a[3] > 255) ? 0 : (uint32_t)a[3];
-    pL->p.flags = (a[4] < 0 || a[4] > 255) ? 0xff : (uint32_t)a[4];
-    pL->p.capacity = a[5] < 0 ? 0 : (uint64_t)a[5];
-    pL->p.seed = p->seed;
-    if (cf_params_check(&pL->p) != CF_OK) {
-      rc = ckst_corrupt(p,
-                        "level %d has an invalid geometry (nbuckets=%lld "
-                        "bucket_size=%lld fp_bits=%lld flags=%lld "
-                        "capacity=%lld)",
-                        n, a[1], a[2], a[3], a[4], a[5]);
-      break;
-    }
-    if (a[6] < 8 || a[6] % 8 != 0 ||
-        a[6] > (sqlite3_int64)((pL->p.nbuckets + 7) & ~(uint64_t)7) ||
-        a[7] != a[6] * (sqlite3_int64)cf_bucket_bits(&pL->p) / 8 ||
-        a[7] > 2 * CKST_MAX_BLOCK) {
-      rc = ckst_corrupt(p,
-                        "level %d has an invalid block geometry "
-                        "(buckets_per_block=%lld block_bytes=%lld)",
-                        n, a[6], a[7]);
-      break;
-    }
-    ckst_level_blocks(pL, (uint32_t)a[6]);
-    if (a[8] < 0 ||
-        (uint64_t)a[8] > pL->p.nbuckets * (uint64_t)pL->p.bucket_size) {
-      rc = ckst_corrupt(p,
-                        "level %d has an item count of %lld, more than "
-                        "its slots",
-                        n, a[8]);
-      break;
-    }
-    pL->nCount = (uint64_t)a[8];
-    n++;
+      "buckets_per_block, block_bytes, count FROM " CKST_TABLE(CKST_LEVELS)
+      " ORDER BY level",
+      CKST_LEVELS, &pStmt);
+  while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
+    rc = SQLITE_OK;
+    ckst_level_row(p, pStmt, n, &rc);
+    if (rc == SQLITE_OK) n++;
   }
   if (rc == SQLITE_DONE) {
     rc = SQLITE_OK;
-  } else if (rc != SQLITE_ROW && rc != SQLITE_CORRUPT_VTAB &&
-             rc != SQLITE_NOMEM) {
+  } else if (pStmt && rc != SQLITE_CORRUPT_VTAB && rc != SQLITE_NOMEM) {
     rc = ckst_sqlerr(p, rc);
   }
   sqlite3_finalize(pStmt);
-  if (rc == SQLITE_ROW) rc = SQLITE_CORRUPT_VTAB; /* reported above */
-  if (rc != SQLITE_OK) return rc;
-  if (n == 0) return ckst_corrupt(p, "%s_levels has no rows", p->zName);
-  p->nLevel = n;
-  return SQLITE_OK;
+  if (rc == SQLITE_OK && n == 0) {
+    rc = ckst_corrupt(p, "%s_" CKST_LEVELS " has no rows", p->zName);
+  }
+  if (rc == SQLITE_OK) p->nLevel = n;
+  return rc;
 }
 
 /* The last block of every level must be where the level's geometry puts
@@ -800,7 +933,7 @@ static int ckst_check_extent(ckstore *p) {
     } else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
       rc = ckst_corrupt(
           p,
-          "level %d should have %llu blocks in %s_blocks but its last "
+          "level %d should have %llu blocks in %s_" CKST_BLOCKS " but its last "
           "block is %s",
           i, (unsigned long long)pL->nBlock, p->zName,
           rc == SQLITE_DONE ? "missing"
@@ -815,6 +948,7 @@ static int ckst_check_extent(ckstore *p) {
   return rc;
 }
 
+/* PRAGMA data_version of the table's schema into *pV. */
 static int ckst_read_data_version(ckstore *p, sqlite3_int64 *pV) {
   sqlite3_stmt *pStmt = 0;
   int rc = ckst_stmt(p, CKST_DATA_VERSION, &pStmt);
@@ -830,6 +964,8 @@ static int ckst_read_data_version(ckstore *p, sqlite3_int64 *pV) {
   return rc;
 }
 
+/* Load configuration and levels from the shadow tables (rule 6) and mark
+** the store loaded; on error the caller discards what was read. */
 static int ckst_load(ckstore *p) {
   int rc = ckst_read_data_version(p, &p->iDataVersion);
   if (rc == SQLITE_OK) rc = ckst_load_config(p);
@@ -870,11 +1006,8 @@ static int ckst_write_level(ckstore *p, int iLevel, const uint8_t *aTable,
     rc = ckst_run(p, pStmt);
     if ((rc & 0xff) == SQLITE_CONSTRAINT) {
       /* a row of no level sits where the new level's block goes */
-      rc = ckst_corrupt(p,
-                        "block %d.%llu (id %lld of %s_blocks) already exists "
-                        "but belongs to no level",
-                        iLevel, (unsigned long long)j,
-                        (sqlite3_int64)CKST_ID(iLevel, j), p->zName);
+      rc = ckst_corrupt_block(p, iLevel, j,
+                              "already exists but belongs to no level");
     }
   }
   if (pStmt) sqlite3_clear_bindings(pStmt);
@@ -931,6 +1064,8 @@ static double ckst_level_rate(const ckstore *p, int k) {
   return p->growth ? ldexp(p->errorRate, -(k + 1)) : p->errorRate;
 }
 
+/* Append a level of twice the last one's capacity at the next error
+** rate (rule 2); a "full ... cannot grow" error when that is impossible. */
 static int ckst_grow(ckstore *p) {
   int k = p->nLevel;
   const ckst_level *pPrev = &p->aLevel[k - 1];
@@ -939,16 +1074,14 @@ static int ckst_grow(ckstore *p) {
   char *zErr = 0;
   int rc;
   if (k >= CKST_MAX_LEVELS) {
-    return ckst_error(p, SQLITE_ERROR,
-                      " is full and cannot grow: it has %d levels, the "
+    return ckst_full(p, " and cannot grow: it has %d levels, the "
                       "most a table can have; nothing was changed; create "
                       "a table with a larger capacity",
                       k);
   }
   if (pPrev->p.capacity > ((uint64_t)1 << 61) ||
       cf_fp_bits_for(er, p->bucketSize) == 0) {
-    return ckst_error(p, SQLITE_ERROR,
-                      " is full and cannot grow: level %d would need "
+    return ckst_full(p, " and cannot grow: level %d would need "
                       "fingerprints of more than 32 bits (error rate %g); "
                       "nothing was changed; create a table with a larger "
                       "capacity or error_rate",
@@ -958,23 +1091,25 @@ static int ckst_grow(ckstore *p) {
                          &zErr);
   if (rc != SQLITE_OK) {
     if (zErr == 0) return SQLITE_NOMEM;
-    rc = ckst_error(p, SQLITE_ERROR,
-                    " is full and cannot grow (%s); nothing was changed", zErr);
+    rc = ckst_full(p, " and cannot grow (%s); nothing was changed", zErr);
     sqlite3_free(zErr);
     return rc;
   }
   return ckst_append_level(p, &params, 0, 0, 0);
 }
 
+/* CREATE VIRTUAL TABLE: validate the options, create the three shadow
+** tables, write the configuration and an empty level 0, and leave the
+** store loaded. */
 int ckst_create(ckstore *p, const ckst_options *pOpt) {
   static const char *const azCreate =
-      "CREATE TABLE \"%w\".\"%w_config\"(k TEXT PRIMARY KEY, v) WITHOUT "
+      "CREATE TABLE " CKST_TABLE(CKST_CONFIG) "(k TEXT PRIMARY KEY, v) WITHOUT "
       "ROWID;"
-      "CREATE TABLE \"%w\".\"%w_levels\"(level INTEGER PRIMARY KEY, "
+      "CREATE TABLE " CKST_TABLE(CKST_LEVELS) "(level INTEGER PRIMARY KEY, "
       "nbuckets INTEGER, bucket_size INTEGER, fp_bits INTEGER, flags "
       "INTEGER, capacity INTEGER, buckets_per_block INTEGER, block_bytes "
       "INTEGER, count INTEGER);"
-      "CREATE TABLE \"%w\".\"%w_blocks\"(id INTEGER PRIMARY KEY, data BLOB);";
+      "CREATE TABLE " CKST_TABLE(CKST_BLOCKS) "(id INTEGER PRIMARY KEY, data BLOB);";
   double er0 = pOpt->growth ? pOpt->error_rate / 2 : pOpt->error_rate;
   sqlite3_stmt *pStmt = 0;
   cf_params params;
@@ -984,7 +1119,7 @@ int ckst_create(ckstore *p, const ckst_options *pOpt) {
   if (cf_fp_bits_for(er0, pOpt->o.bucket_size) == 0) {
     double lo = 2.0 * pOpt->o.bucket_size / 4294967296.0;
     return ckst_error(p, SQLITE_ERROR,
-                      ": error_rate %g needs more than 32-bit fingerprints "
+                      "error_rate %g needs more than 32-bit fingerprints "
                       "(smallest allowed with bucket_size=%u is %g%s)",
                       pOpt->error_rate, pOpt->o.bucket_size,
                       pOpt->growth ? 2 * lo : lo,
@@ -1027,7 +1162,7 @@ int ckst_create(ckstore *p, const ckst_options *pOpt) {
 
   rc = ckst_exec(p, azCreate);
   if (rc != SQLITE_OK) return rc;
-  zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_config\"(k, v) "
+  zSql = sqlite3_mprintf("INSERT INTO " CKST_TABLE(CKST_CONFIG) "(k, v) "
                          "VALUES(?1, ?2)",
                          p->zDb, p->zName);
   if (zSql == 0) return SQLITE_NOMEM;
@@ -1076,6 +1211,8 @@ typedef struct ckst_access {
   const ckst_level *pL;
 } ckst_access;
 
+/* cf_store read: bucket of the level into fps (1 on error, code kept in
+** p->rcStore with its message). */
 static int ckst_read_cb(void *ctx, uint32_t bucket, uint32_t *fps) {
   ckst_access *x = (ckst_access *)ctx;
   uint64_t j = bucket / x->pL->nPer;
@@ -1089,6 +1226,8 @@ static int ckst_read_cb(void *ctx, uint32_t bucket, uint32_t *fps) {
   return 0;
 }
 
+/* cf_store write: fps into the bucket of the cached block, marking it
+** dirty (1 on error, as ckst_read_cb). */
 static int ckst_write_cb(void *ctx, uint32_t bucket, const uint32_t *fps) {
   ckst_access *x = (ckst_access *)ctx;
   uint64_t j = bucket / x->pL->nPer;
@@ -1103,6 +1242,8 @@ static int ckst_write_cb(void *ctx, uint32_t bucket, const uint32_t *fps) {
   return 0;
 }
 
+/* Set up *st to read and write level iLevel through the cache (x lives
+** on the caller's stack for the length of one operation). */
 static void ckst_access_init(ckstore *p, int iLevel, ckst_access *x,
                              cf_store *st) {
   x->p = p;
@@ -1118,7 +1259,7 @@ static int ckst_store_rc(ckstore *p) {
   int rc = p->rcStore ? p->rcStore : SQLITE_ERROR;
   p->rcStore = 0;
   if (rc != SQLITE_NOMEM && p->zErr == 0) {
-    rc = ckst_error(p, rc, ": I/O error in the block store");
+    rc = ckst_error(p, rc, "I/O error in the block store");
   }
   return rc;
 }
@@ -1202,6 +1343,7 @@ static int ckst_del(ckstore *p, int iLevel, uint32_t i, uint32_t fp) {
   return cf_view_del(&pL->view, j, fp);
 }
 
+/* Probe every level, newest first (rule 3). */
 int ckst_contains(ckstore *p, uint64_t hash, int *pFound) {
   int i;
   *pFound = 0;
@@ -1216,6 +1358,8 @@ int ckst_contains(ckstore *p, uint64_t hash, int *pFound) {
   return SQLITE_OK;
 }
 
+/* Insert into one level and count it; returns a CF_* code (CF_FULL and
+** CF_TOO_MANY change nothing). */
 static int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
   ckst_level *pL = &p->aLevel[iLevel];
   cf_key k = ckst_key(pL, hash);
@@ -1239,6 +1383,7 @@ static int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
   return rc;
 }
 
+/* Insert one copy (rules 2 and 3); on error nothing was changed. */
 int ckst_insert(ckstore *p, uint64_t hash) {
   int rc, i, iLast = p->nLevel - 1;
   const ckst_level *pL;
@@ -1270,8 +1415,7 @@ done:
   switch (rc) {
   case CF_OK: return SQLITE_OK;
   case CF_FULL:
-    return ckst_error(p, SQLITE_ERROR,
-                      " is full (%llu items in %llu slots, capacity %llu, "
+    return ckst_full(p, " (%llu items in %llu slots, capacity %llu, "
                       "growth off); nothing was changed; create it with a "
                       "larger capacity, or with growth on (the default)",
                       (unsigned long long)pL->nCount,
@@ -1279,7 +1423,7 @@ done:
                       (unsigned long long)pL->p.capacity);
   case CF_TOO_MANY:
     return ckst_error(p, SQLITE_ERROR,
-                      ": too many copies of one item (at most %u copies "
+                      "too many copies of one item (at most %u copies "
                       "of an item fit: both of its buckets are full of "
                       "it); nothing was changed",
                       2 * pL->p.bucket_size);
@@ -1287,6 +1431,7 @@ done:
   }
 }
 
+/* Remove one copy from the one level where the item matches (rule 3). */
 int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved) {
   const ckst_level *pL;
   cf_key k;
@@ -1337,7 +1482,7 @@ static int ckst_flush_blocks(ckstore *p) {
   uint32_t i;
   int rc = SQLITE_OK, rc2;
   if (p->nDirty == 0) return SQLITE_OK;
-  zTab = sqlite3_mprintf("%s_blocks", p->zName);
+  zTab = sqlite3_mprintf("%s_" CKST_BLOCKS, p->zName);
   if (zTab == 0) return SQLITE_NOMEM;
   qsort(p->aDirty, p->nDirty, sizeof(uint64_t), ckst_cmp_u64);
   for (i = 0; rc == SQLITE_OK && i < p->nDirty; i++) {
@@ -1351,20 +1496,14 @@ static int ckst_flush_blocks(ckstore *p) {
       rc = sqlite3_blob_reopen(pBlob, (sqlite3_int64)id);
     }
     if (rc == SQLITE_ERROR) {
-      rc = ckst_corrupt(p,
-                        "block %d.%llu (id %lld of %s_blocks) cannot be "
-                        "written: %s",
-                        (int)(id >> 32), (unsigned long long)(id & 0xffffffff),
-                        (sqlite3_int64)id, p->zName, sqlite3_errmsg(p->db));
+      rc = ckst_corrupt_block(p, (int)(id >> 32), id & 0xffffffff,
+                              "cannot be written: %s", sqlite3_errmsg(p->db));
     } else if (rc != SQLITE_OK) {
       rc = ckst_sqlerr(p, rc);
     } else if ((uint32_t)sqlite3_blob_bytes(pBlob) != b->nBytes) {
-      rc = ckst_corrupt(p,
-                        "block %d.%llu (id %lld of %s_blocks) has %d "
-                        "bytes, expected %u",
-                        (int)(id >> 32), (unsigned long long)(id & 0xffffffff),
-                        (sqlite3_int64)id, p->zName, sqlite3_blob_bytes(pBlob),
-                        b->nBytes);
+      rc = ckst_corrupt_block(p, (int)(id >> 32), id & 0xffffffff,
+                              "has %d bytes, expected %u",
+                              sqlite3_blob_bytes(pBlob), b->nBytes);
     } else {
       rc = sqlite3_blob_write(pBlob, b->a, (int)b->nBytes, 0);
       if (rc == SQLITE_OK) {
@@ -1381,6 +1520,8 @@ static int ckst_flush_blocks(ckstore *p) {
   return rc;
 }
 
+/* Write dirty blocks, changed counts and (once per transaction) a new
+** cookie to the shadow tables. */
 int ckst_flush(ckstore *p) {
   sqlite3_stmt *pStmt = 0;
   int i, rc;
@@ -1414,6 +1555,7 @@ int ckst_flush(ckstore *p) {
   return rc;
 }
 
+/* Forget the cache and the configuration (the next use reloads). */
 void ckst_discard(ckstore *p) {
   ckst_cache_clear(p);
   p->bPagerVersion = 0;
@@ -1423,6 +1565,7 @@ void ckst_discard(ckstore *p) {
   p->nLevel = 0;
 }
 
+/* The transaction committed: the next change bumps the cookie again. */
 void ckst_commit(ckstore *p) { p->bCookieBumped = 0; }
 
 /* Another connection may have committed: compare data_version, then the
@@ -1447,7 +1590,7 @@ static int ckst_refresh_full(ckstore *p) {
   }
   sqlite3_reset(pStmt);
   if (rc == SQLITE_DONE) {
-    return ckst_corrupt(p, "config row 'cookie' is missing from %s_config",
+    return ckst_corrupt(p, "config row 'cookie' is missing from %s_" CKST_CONFIG,
                         p->zName);
   }
   return ckst_sqlerr(p, rc);
@@ -1478,6 +1621,7 @@ static int ckst_refresh(ckstore *p) {
   return rc;
 }
 
+/* Load if needed (a failed load leaves nothing loaded); else refresh. */
 int ckst_ready(ckstore *p, int bRefresh) {
   if (!p->bLoaded) {
     int rc = ckst_load(p);
@@ -1492,29 +1636,36 @@ int ckst_ready(ckstore *p, int bRefresh) {
 */
 
 int ckst_rename(ckstore *p, const char *zNewName) {
-  char *zSql;
-  int rc;
+  int i, rc = SQLITE_OK;
   ckst_finalize(p);
-  zSql = sqlite3_mprintf(
-      "ALTER TABLE \"%w\".\"%w_config\" RENAME TO \"%w_config\";"
-      "ALTER TABLE \"%w\".\"%w_levels\" RENAME TO \"%w_levels\";"
-      "ALTER TABLE \"%w\".\"%w_blocks\" RENAME TO \"%w_blocks\";",
-      p->zDb, p->zName, zNewName, p->zDb, p->zName, zNewName, p->zDb, p->zName,
-      zNewName);
-  if (zSql == 0) return SQLITE_NOMEM;
-  rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
-  sqlite3_free(zSql);
+  for (i = 0; rc == SQLITE_OK && i < CKST_NSHADOW; i++) {
+    char *zSql = sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO "
+                                 "\"%w_%s\"",
+                                 p->zDb, p->zName, ckst_azShadow[i], zNewName,
+                                 ckst_azShadow[i]);
+    if (zSql == 0) return SQLITE_NOMEM;
+    rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
+    sqlite3_free(zSql);
+  }
   if (rc != SQLITE_OK) return ckst_sqlerr(p, rc);
   return ckst_set_names(p, zNewName);
 }
 
+/* DROP TABLE IF EXISTS for each shadow table. */
 int ckst_drop(ckstore *p) {
+  int i, rc = SQLITE_OK;
   ckst_finalize(p);
-  return ckst_exec(p, "DROP TABLE IF EXISTS \"%w\".\"%w_config\";"
-                      "DROP TABLE IF EXISTS \"%w\".\"%w_levels\";"
-                      "DROP TABLE IF EXISTS \"%w\".\"%w_blocks\";");
+  for (i = 0; rc == SQLITE_OK && i < CKST_NSHADOW; i++) {
+    char *zSql = sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_%s\"",
+                                 p->zDb, p->zName, ckst_azShadow[i]);
+    if (zSql == 0) return SQLITE_NOMEM;
+    rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
+    sqlite3_free(zSql);
+  }
+  return rc == SQLITE_OK ? rc : ckst_sqlerr(p, rc);
 }
 
+/* Release everything the store owns, p included (NULL is a no-op). */
 void ckst_free(ckstore *p) {
   if (p == 0) return;
   ckst_finalize(p);
@@ -1560,6 +1711,10 @@ static uint64_t ckst_buckets_in(const ckst_level *pL, uint64_t j) {
   return pL->p.nbuckets - first < pL->nPer ? pL->p.nbuckets - first : pL->nPer;
 }
 
+/* Build level iLevel as a BLOB: header from the level row, buckets from
+** the blocks (this connection's unflushed changes included); the result
+** is opened with cf_open() before it is handed out, so a damaged block
+** is reported here and never returned. */
 int ckst_export(ckstore *p, int iLevel, uint8_t **paOut, sqlite3_int64 *pnOut) {
   const ckst_level *pL = &p->aLevel[iLevel];
   uint64_t nTable = cf_table_size(&pL->p);
@@ -1574,7 +1729,7 @@ int ckst_export(ckstore *p, int iLevel, uint8_t **paOut, sqlite3_int64 *pnOut) {
   *pnOut = 0;
   if (nTotal > (uint64_t)sqlite3_limit(p->db, SQLITE_LIMIT_LENGTH, -1)) {
     return ckst_error(p, SQLITE_TOOBIG,
-                      ": level %d would be a BLOB of %llu bytes, more than "
+                      "level %d would be a BLOB of %llu bytes, more than "
                       "SQLITE_LIMIT_LENGTH (%d)",
                       iLevel, (unsigned long long)nTotal,
                       sqlite3_limit(p->db, SQLITE_LIMIT_LENGTH, -1));
@@ -1617,6 +1772,9 @@ int ckst_export(ckstore *p, int iLevel, uint8_t **paOut, sqlite3_int64 *pnOut) {
   return SQLITE_OK;
 }
 
+/* Validate a BLOB (cf_open, seed, count against slots) and write it as
+** a level: an empty table's only level, or a new last level.  The BLOB
+** stays the caller's. */
 int ckst_import(ckstore *p, const void *aBlob, int nBlob) {
   const char *zWhy = 0;
   cf_filter f;
@@ -1625,13 +1783,13 @@ int ckst_import(ckstore *p, const void *aBlob, int nBlob) {
 
   if (cf_open(&f, aBlob, (size_t)(nBlob < 0 ? 0 : nBlob), &zWhy) != CF_OK) {
     return ckst_error(p, SQLITE_ERROR,
-                      ": the imported value is not a valid cuckoo filter: "
+                      "the imported value is not a valid cuckoo filter: "
                       "%s",
                       zWhy);
   }
   if (f.p.seed != p->seed) {
     return ckst_error(p, SQLITE_ERROR,
-                      ": the imported filter has seed %llu but the table "
+                      "the imported filter has seed %llu but the table "
                       "has seed %llu; create the table with seed=%llu",
                       (unsigned long long)f.p.seed, (unsigned long long)p->seed,
                       (unsigned long long)f.p.seed);
@@ -1639,7 +1797,7 @@ int ckst_import(ckstore *p, const void *aBlob, int nBlob) {
   nSlots = cf_count_slots(&f);
   if (nSlots != f.count) {
     return ckst_error(p, SQLITE_ERROR,
-                      ": the imported filter is inconsistent: its header "
+                      "the imported filter is inconsistent: its header "
                       "says %llu items but %llu slots are in use",
                       (unsigned long long)f.count, (unsigned long long)nSlots);
   }
@@ -1648,13 +1806,13 @@ int ckst_import(ckstore *p, const void *aBlob, int nBlob) {
   if (nTotal == 0) {
     /* An empty table takes the filter as its only level. */
     ckst_cache_clear(p);
-    rc = ckst_exec(p, "DELETE FROM \"%w\".\"%w_blocks\";"
-                      "DELETE FROM \"%w\".\"%w_levels\";");
+    rc = ckst_exec(p, "DELETE FROM " CKST_TABLE(CKST_BLOCKS) ";"
+                      "DELETE FROM " CKST_TABLE(CKST_LEVELS) ";");
     if (rc != SQLITE_OK) return rc;
     p->nLevel = 0;
   } else if (p->nLevel >= CKST_MAX_LEVELS) {
     return ckst_error(p, SQLITE_ERROR,
-                      ": cannot import: the table already has %d levels, "
+                      "cannot import: the table already has %d levels, "
                       "the most a table can have",
                       p->nLevel);
   }
@@ -1672,6 +1830,8 @@ typedef struct ckst_report {
   int nProblem;
 } ckst_report;
 
+/* Add one problem line to the report (the first CKST_MAX_PROBLEMS are
+** kept; the rest only counted). */
 static void ckst_problem(ckst_report *r, const char *zFmt, ...) {
   va_list ap;
   r->nProblem++;
@@ -1696,10 +1856,11 @@ static uint64_t ckst_block_slots(const ckst_level *pL, const uint8_t *a,
   return n;
 }
 
+/* Report blocks from .. to-1 of level iLevel as missing. */
 static void ckst_missing(ckst_report *r, ckstore *p, int iLevel, uint64_t from,
                          uint64_t to) {
   if (to - from == 1) {
-    ckst_problem(r, "%s: block %d.%llu (id %lld of %s_blocks) is missing",
+    ckst_problem(r, "%s: block %d.%llu (id %lld of %s_" CKST_BLOCKS ") is missing",
                  p->zLabel, iLevel, (unsigned long long)from,
                  (sqlite3_int64)CKST_ID(iLevel, from), p->zName);
   } else {
@@ -1718,7 +1879,7 @@ static int ckst_check_blocks(ckstore *p, ckst_report *r) {
   memset(aNext, 0, sizeof(aNext));
   memset(aSlots, 0, sizeof(aSlots));
   rc = ckst_prepare_shadow(
-      p, "SELECT id, data FROM \"%w\".\"%w_blocks\" ORDER BY id", "blocks",
+      p, "SELECT id, data FROM " CKST_TABLE(CKST_BLOCKS) " ORDER BY id", CKST_BLOCKS,
       &pStmt);
   if (rc == SQLITE_CORRUPT_VTAB) {
     ckst_problem(r, "%s", p->zErr);
@@ -1735,14 +1896,14 @@ static int ckst_check_blocks(ckstore *p, ckst_report *r) {
     ckst_block *b;
     int eType, n;
     if (id < 0 || iLevel >= p->nLevel) {
-      ckst_problem(r, "%s: row id %lld of %s_blocks belongs to no level",
+      ckst_problem(r, "%s: row id %lld of %s_" CKST_BLOCKS " belongs to no level",
                    p->zLabel, id, p->zName);
       continue;
     }
     pL = &p->aLevel[iLevel];
     if (j >= pL->nBlock) {
       ckst_problem(r,
-                   "%s: row id %lld of %s_blocks is past the last block "
+                   "%s: row id %lld of %s_" CKST_BLOCKS " is past the last block "
                    "of level %d",
                    p->zLabel, id, p->zName, iLevel);
       continue;
@@ -1782,7 +1943,7 @@ static int ckst_check_blocks(ckstore *p, ckst_report *r) {
   if (rc == SQLITE_DONE) {
     rc = SQLITE_OK;
   } else if (rc != SQLITE_NOMEM) {
-    ckst_problem(r, "%s: cannot read %s_blocks: %s", p->zLabel, p->zName,
+    ckst_problem(r, "%s: cannot read %s_" CKST_BLOCKS ": %s", p->zLabel, p->zName,
                  sqlite3_errmsg(p->db));
     rc = SQLITE_OK;
   }
@@ -1801,6 +1962,9 @@ static int ckst_check_blocks(ckstore *p, ckst_report *r) {
   return rc;
 }
 
+/* cuckoo_check(): reload from the rows (unless this connection has
+** unflushed changes) and check every block; problems are the report,
+** not an error. */
 int ckst_check(ckstore *p, char **pzReport) {
   ckst_report r;
   int rc;
@@ -1843,6 +2007,8 @@ static double ckst_level_fpr(const ckst_level *pL) {
          pow(1.0 - per * (double)pL->nCount / slots, 2.0 * pL->p.bucket_size);
 }
 
+/* cuckoo_table_info(): the configuration, totals and one object per
+** level, as JSON. */
 int ckst_info(ckstore *p, char **pzJson) {
   sqlite3_str *s = sqlite3_str_new(p->db);
   uint64_t nCount = 0, nCap = 0, nBlock = 0, nBytes = 0;

@@ -77,7 +77,8 @@
 **      table; no value read from a shadow table can cause an out-of-bounds
 **      access or an oversized allocation beyond its row's real size.
 **   7. Errors: functions return an SQLite result code and leave a message
-**      (sqlite3_mprintf) in ckstore.zErr for the caller to take.
+**      (sqlite3_mprintf) in the store for the caller to take
+**      (ckst_take_error).
 */
 #ifndef CUCKOO_STORE_H
 #define CUCKOO_STORE_H
@@ -102,66 +103,36 @@ typedef struct ckst_options {
   cksql_options o; /* bucket_size, seed, variant */
 } ckst_options;
 
-/* One level: a filter of its own geometry cut into blocks. */
-typedef struct ckst_level {
-  cf_params p;
-  uint32_t nPer;   /* buckets per block (a multiple of 8) */
-  uint32_t nBytes; /* bytes of each block */
-  uint64_t nBlock; /* blocks of the level */
-  uint64_t nCount; /* items stored */
-  int bCountDirty; /* nCount differs from the levels row */
-  cf_filter view;  /* a block of the level, for cf_view_*() */
-} ckst_level;
+/* A table's store (its insides live in cuckoo_store.c). */
+typedef struct ckstore ckstore;
 
-typedef struct ckst_block ckst_block;
-
-typedef struct ckstore {
-  sqlite3 *db;
-  char *zDb;    /* schema name */
-  char *zName;  /* table name */
-  char *zLabel; /* "cuckoo table NAME" or "cuckoo table SCHEMA.NAME" */
-  char *zErr;   /* message of the last error */
-  /* Configuration (valid when bLoaded) */
-  int bLoaded;
-  uint64_t seed;
-  unsigned bucketSize;
-  uint32_t flags;
-  double errorRate;
-  int growth;
-  sqlite3_int64 capacity;
-  int blockSize;
-  sqlite3_int64 cacheKib;
-  sqlite3_int64 cookie;
-  int nLevel;
-  ckst_level aLevel[CKST_MAX_LEVELS];
-  sqlite3_int64 iDataVersion;
-  unsigned int uPagerVersion; /* pager data version at the last full check */
-  int bPagerVersion;          /* uPagerVersion is valid */
-  /* Block cache: open addressing on block id */
-  ckst_block **aSlot;
-  uint32_t nSlot;  /* power of two, or 0 */
-  uint32_t nEntry; /* blocks cached */
-  sqlite3_int64 nCacheBytes;
-  ckst_block *pLast; /* most recently used block */
-  uint64_t *aDirty;  /* ids of dirty blocks */
-  uint32_t nDirty, nDirtyAlloc;
-  int bChanged;             /* changed since the cookie was last bumped */
-  int bCookieBumped;        /* the cookie was bumped in this transaction */
-  sqlite3_int64 nBlockRead; /* blocks read from the shadow table */
-  int rcStore;              /* error code of a failed cf_store callback */
-  sqlite3_stmt *aStmt[8];
-} ckstore;
-
+/* Parse the module arguments into *pOpt (defaults for what is not
+** given); on error *pzErr is a message (caller frees) naming zLabel. */
 int ckst_parse_args(const char *zLabel, int argc, const char *const *argv,
                     ckst_options *pOpt, char **pzErr);
-char *ckst_label(const char *zDb, const char *zName);
 
-/* Allocate a store for an existing or new table (nothing is read). */
+/* Allocate a store for an existing or new table (nothing is read);
+** *ppStore is the caller's, released with ckst_free(). */
 int ckst_new(sqlite3 *db, const char *zDb, const char *zName,
              ckstore **ppStore);
 void ckst_free(ckstore *p);
 /* Take the message of the last error (caller frees), or NULL. */
 char *ckst_take_error(ckstore *p);
+/* Make zErr (sqlite3_mprintf'd, may be NULL) the store's message again
+** (the store owns it from now on). */
+void ckst_put_error(ckstore *p, char *zErr);
+
+/* What the virtual table reads: the table's names, its connection, its
+** hash seed and its number of levels (the last two valid after
+** ckst_ready()).  The strings belong to the store. */
+sqlite3 *ckst_db(const ckstore *p);
+const char *ckst_schema(const ckstore *p);
+const char *ckst_name(const ckstore *p);
+const char *ckst_label(const ckstore *p); /* "cuckoo table [SCHEMA.]NAME" */
+uint64_t ckst_seed(const ckstore *p);
+int ckst_levels(const ckstore *p);
+/* True if zSuffix names one of the shadow tables (T_zSuffix). */
+int ckst_is_shadow(const char *zSuffix);
 
 /* Create the shadow tables and an empty level 0. */
 int ckst_create(ckstore *p, const ckst_options *pOpt);
@@ -169,26 +140,36 @@ int ckst_create(ckstore *p, const ckst_options *pOpt);
 ** cache reflects other connections' commits. */
 int ckst_ready(ckstore *p, int bRefresh);
 
+/* Item operations on the item's 64-bit hash (rules 1-3).  ckst_insert()
+** fails with a "full" or "too many copies" message and changes nothing;
+** ckst_remove() sets *pRemoved when a copy was removed. */
 int ckst_contains(ckstore *p, uint64_t hash, int *pFound);
 int ckst_insert(ckstore *p, uint64_t hash);
 int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved);
 
+/* Transaction boundaries (rule 4): ckst_flush() writes the changes made in
+** memory to the shadow tables; ckst_discard() forgets everything held in
+** memory; ckst_commit() ends the transaction's cookie bump. */
 int ckst_flush(ckstore *p);
 void ckst_discard(ckstore *p);
 void ckst_commit(ckstore *p);
 
+/* ALTER TABLE RENAME and DROP TABLE of the shadow tables.  ckst_finalize()
+** releases the prepared statements (they are prepared again on use). */
 int ckst_rename(ckstore *p, const char *zNewName);
 int ckst_drop(ckstore *p);
 void ckst_finalize(ckstore *p);
 
-/* Level iLevel as a BLOB-format filter (sqlite3_malloc64'd). */
+/* Level iLevel (0 <= iLevel < ckst_levels()) as a BLOB-format filter:
+** *paOut is sqlite3_malloc64'd, the caller's to free. */
 int ckst_export(ckstore *p, int iLevel, uint8_t **paOut, sqlite3_int64 *pnOut);
 /* Load a BLOB-format filter: it replaces an empty table's levels, or is
 ** appended as a new last level. */
 int ckst_import(ckstore *p, const void *aBlob, int nBlob);
-/* Verify every shadow row; *pzReport is "ok" or the problems found. */
+/* Verify every shadow row; *pzReport (caller frees) is "ok" or the
+** problems found, one a line. */
 int ckst_check(ckstore *p, char **pzReport);
-/* JSON description of the table (sqlite3_mprintf'd). */
+/* JSON description of the table (sqlite3_mprintf'd, caller frees). */
 int ckst_info(ckstore *p, char **pzJson);
 
 #endif /* CUCKOO_STORE_H */

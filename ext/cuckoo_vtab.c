@@ -126,7 +126,7 @@ static int ckvtInit(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   if (rc == SQLITE_OK && isCreate) {
     ckst_options opt;
     char *zErr = 0;
-    rc = ckst_parse_args(pStore->zLabel, argc - 3, argv + 3, &opt, &zErr);
+    rc = ckst_parse_args(ckst_label(pStore), argc - 3, argv + 3, &opt, &zErr);
     if (rc == SQLITE_OK) {
       rc = ckst_create(pStore, &opt);
       zErr = ckst_take_error(pStore);
@@ -195,9 +195,7 @@ static int ckvtRename(sqlite3_vtab *pVtab, const char *zNew) {
 }
 
 static int ckvtShadowName(const char *zName) {
-  return sqlite3_stricmp(zName, "config") == 0 ||
-         sqlite3_stricmp(zName, "levels") == 0 ||
-         sqlite3_stricmp(zName, "blocks") == 0;
+  return ckst_is_shadow(zName);
 }
 
 /* ---------------------------------------------------------------------
@@ -317,7 +315,7 @@ static int ckvt_add_row(ckvt_cursor *pCur, sqlite3_value *v, uint64_t h) {
 /* Look v up; a probably-present item becomes a row. */
 static int ckvt_lookup(ckvt_cursor *pCur, ckstore *pStore, sqlite3_value *v) {
   uint64_t h;
-  int found, rc = cksql_hash_value(v, pStore->seed, &h);
+  int found, rc = cksql_hash_value(v, ckst_seed(pStore), &h);
   if (rc == SQLITE_DONE) return SQLITE_OK; /* NULL matches nothing */
   if (rc != SQLITE_OK) return rc;
   rc = ckst_contains(pStore, h, &found);
@@ -340,7 +338,7 @@ static int ckvtFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
         pTab, sqlite3_mprintf("%s cannot list its items; query it with "
                               "WHERE item = ? or item IN (...) (with the "
                               "default BINARY collation), or join on item",
-                              pStore->zLabel));
+                              ckst_label(pStore)));
   }
   rc = ckst_ready(pStore, 0);
   if (rc == SQLITE_OK && idxNum == CKVT_PLAN_EQ) {
@@ -402,14 +400,14 @@ static int ckvt_import(ckvt_table *pTab, sqlite3_value *pItem,
   if (sqlite3_value_type(pItem) != SQLITE_NULL) {
     return ckvt_errmsg(pTab, sqlite3_mprintf("%s: give either item or "
                                              "filter in one row, not both",
-                                             p->zLabel));
+                                             ckst_label(p)));
   }
   if (sqlite3_value_type(pFilter) != SQLITE_BLOB) {
     return ckvt_errmsg(pTab,
                        sqlite3_mprintf("%s: filter must be a cuckoo filter "
                                        "BLOB, for example from cuckoo_new(),"
                                        " cuckoo_agg() or cuckoo_export()",
-                                       p->zLabel));
+                                       ckst_label(p)));
   }
   return ckvt_err(pTab, ckst_import(p, sqlite3_value_blob(pFilter),
                                     sqlite3_value_bytes(pFilter)));
@@ -424,17 +422,17 @@ static int ckvt_insert(ckvt_table *pTab, sqlite3_value **argv,
   if (sqlite3_value_type(argv[3]) != SQLITE_NULL) {
     return ckvt_import(pTab, argv[2], argv[3]);
   }
-  rc = cksql_hash_value(argv[2], p->seed, &h);
+  rc = cksql_hash_value(argv[2], ckst_seed(p), &h);
   if (rc == SQLITE_DONE) return SQLITE_OK; /* NULL item: ignored */
   if (rc != SQLITE_OK) return rc;
   if (sqlite3_value_type(argv[1]) != SQLITE_NULL &&
       sqlite3_value_int64(argv[1]) != (sqlite3_int64)h) {
     return ckvt_errmsg(pTab, sqlite3_mprintf("%s: the rowid is the item's "
                                              "hash and cannot be chosen",
-                                             p->zLabel));
+                                             ckst_label(p)));
   }
   *pRowid = (sqlite3_int64)h;
-  eConflict = sqlite3_vtab_on_conflict(p->db);
+  eConflict = sqlite3_vtab_on_conflict(ckst_db(p));
   if (eConflict == SQLITE_IGNORE || eConflict == SQLITE_REPLACE) {
     rc = ckst_contains(p, h, &found);
     if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
@@ -451,18 +449,18 @@ static int ckvt_update(ckvt_table *pTab, sqlite3_value **argv) {
     return ckvt_errmsg(pTab, sqlite3_mprintf("%s: a filter can only be "
                                              "imported with INSERT INTO "
                                              "%s(filter) VALUES(...)",
-                                             p->zLabel, p->zName));
+                                             ckst_label(p), ckst_name(p)));
   }
   if (sqlite3_value_int64(argv[1]) != (sqlite3_int64)hOld) {
     return ckvt_errmsg(pTab, sqlite3_mprintf("%s: the rowid is the item's "
                                              "hash and cannot be changed",
-                                             p->zLabel));
+                                             ckst_label(p)));
   }
-  rc = cksql_hash_value(argv[2], p->seed, &hNew);
+  rc = cksql_hash_value(argv[2], ckst_seed(p), &hNew);
   if (rc == SQLITE_DONE) {
     return ckvt_errmsg(pTab, sqlite3_mprintf("%s: an item cannot be set to "
                                              "NULL; DELETE it instead",
-                                             p->zLabel));
+                                             ckst_label(p)));
   }
   if (rc != SQLITE_OK || hNew == hOld) return rc;
   rc = ckst_remove(p, hOld, &removed);
@@ -471,7 +469,7 @@ static int ckvt_update(ckvt_table *pTab, sqlite3_value **argv) {
     /* Put the old item back (its freed slot takes it at once). */
     char *zErr = ckst_take_error(p);
     if (ckst_insert(p, hOld) != SQLITE_OK) sqlite3_free(ckst_take_error(p));
-    p->zErr = zErr;
+    ckst_put_error(p, zErr);
   }
   return ckvt_err(pTab, rc);
 }
@@ -581,8 +579,8 @@ static ckvt_table *ckvt_lookup_table(ckvt_global *g, const char *zDb,
                                      const char *zName) {
   ckvt_table *pTab;
   for (pTab = g->pList; pTab; pTab = pTab->pNext) {
-    if (sqlite3_stricmp(pTab->pStore->zDb, zDb) == 0 &&
-        sqlite3_stricmp(pTab->pStore->zName, zName) == 0) {
+    if (sqlite3_stricmp(ckst_schema(pTab->pStore), zDb) == 0 &&
+        sqlite3_stricmp(ckst_name(pTab->pStore), zName) == 0) {
       return pTab;
     }
   }
@@ -701,15 +699,15 @@ static void ckvtExportFunc(sqlite3_context *ctx, int argc,
     if (sqlite3_value_type(argv[2]) == SQLITE_NULL) return;
     iLevel = sqlite3_value_int64(argv[2]);
     if (sqlite3_value_numeric_type(argv[2]) != SQLITE_INTEGER || iLevel < 0 ||
-        iLevel >= p->nLevel) {
+        iLevel >= ckst_levels(p)) {
       ckvt_fail(ctx, SQLITE_ERROR,
                 sqlite3_mprintf("cuckoo_export: level must be an integer "
                                 "from 0 to %d (%s has %d level%s)",
-                                p->nLevel - 1, p->zLabel, p->nLevel,
-                                p->nLevel == 1 ? "" : "s"));
+                                ckst_levels(p) - 1, ckst_label(p), ckst_levels(p),
+                                ckst_levels(p) == 1 ? "" : "s"));
       return;
     }
-  } else if (p->nLevel > 1) {
+  } else if (ckst_levels(p) > 1) {
     ckvt_fail(ctx, SQLITE_ERROR,
               sqlite3_mprintf(
                   "cuckoo_export: %s has %d levels (it grew past its "
@@ -717,7 +715,7 @@ static void ckvtExportFunc(sqlite3_context *ctx, int argc,
                   "level with cuckoo_export('%q', '%q', N) for N = 0 to %d "
                   "(a lookup must probe them all), or re-create the table "
                   "with a capacity for all its items",
-                  p->zLabel, p->nLevel, p->zDb, p->zName, p->nLevel - 1));
+                  ckst_label(p), ckst_levels(p), ckst_schema(p), ckst_name(p), ckst_levels(p) - 1));
     return;
   }
   rc = ckst_export(p, (int)iLevel, &a, &n);

@@ -345,7 +345,7 @@ static void check_error(run *p, int rc, const char *zSql) {
     p->nCorrupt++;
     return;
   }
-  if (strstr(zErr, "cuckoo table t was created by a newer cuckoo") ||
+  if (strstr(zErr, "cuckoo table t: created by a newer cuckoo") ||
       strstr(zErr, "cuckoo table t is full") ||
       strstr(zErr, "cuckoo table t: too many copies") ||
       strstr(zErr, "cuckoo table t cannot list its items") ||
