@@ -6,6 +6,7 @@
 **   cuckoo_contains(filter, item)                      -> 1 / 0
 **   cuckoo_remove(filter, item [, item ...])           -> filter
 **   cuckoo_count(filter)                               -> integer
+**   cuckoo_count(filter, item)                         -> integer
 **   cuckoo_info(filter)                                -> JSON text
 **   cuckoo_merge(a, b)                                 -> filter
 **   cuckoo_version()                                   -> text
@@ -29,6 +30,11 @@
 **      constant) is a private copy made and kept for the whole statement.
 **      A filter that changes per row is never copied.
 **   6. All functions are DETERMINISTIC and INNOCUOUS.
+**   7. cuckoo_count(filter, item) is the number of copies of the item's
+**      fingerprint in its two buckets (like RedisBloom's CF.COUNT): never
+**      below the number of copies added, and exactly that number unless
+**      another item shares the fingerprint and the buckets (then their
+**      copies add up).  0 for an absent item; NULL for a NULL item.
 */
 #include "cuckoo_sql.h"
 
@@ -275,12 +281,23 @@ static void ck_contains(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   }
 }
 
-/* cuckoo_count(filter) */
+/* cuckoo_count(filter) and cuckoo_count(filter, item): see rule 7. */
 static void ck_count(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   cf_filter f;
-  (void)argc;
+  uint64_t h;
+  int rc;
   if (cksql_open_arg(ctx, "cuckoo_count", 0, argv[0], &f) != SQLITE_OK) return;
-  sqlite3_result_int64(ctx, (sqlite3_int64)f.count);
+  if (argc == 1) {
+    sqlite3_result_int64(ctx, (sqlite3_int64)f.count);
+    return;
+  }
+  rc = cksql_hash_value(argv[1], f.p.seed, &h);
+  if (rc == SQLITE_DONE) return;
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_result_int(ctx, (int)cf_copies(&f, cf_key_of(&f, h)));
 }
 
 /* cuckoo_info(filter): a JSON object describing the filter. */
@@ -362,6 +379,7 @@ int cuckoo_register_functions(sqlite3 *db) {
       {"cuckoo_remove", -1, 0, ck_update},
       {"cuckoo_contains", 2, 0, ck_contains},
       {"cuckoo_count", 1, 0, ck_count},
+      {"cuckoo_count", 2, 0, ck_count},
       {"cuckoo_info", 1, 0, ck_info},
       {"cuckoo_merge", 2, 0, ck_merge},
       {"cuckoo_version", 0, 0, ck_version},
