@@ -521,7 +521,8 @@ static void f_init(fsub *F) {
   F->sContains = prep(F->db, "SELECT cuckoo_contains(?1, ?2)");
   F->sCount = prep(F->db, "SELECT cuckoo_count(?1)");
   F->sMerge = prep(F->db, "SELECT cuckoo_merge(?1, ?2)");
-  F->sFpr = prep(F->db, "SELECT cuckoo_info(?1) ->> 'expected_fpr'");
+  F->sFpr =
+      prep(F->db, "SELECT json_extract(cuckoo_info(?1), '$.expected_fpr')");
   f_recreate(F);
 }
 
@@ -1016,8 +1017,10 @@ static void v_prepare(vsub *V) {
   V->sUpd = prep(V->db, "UPDATE t SET item = ?2 WHERE item = ?1");
   V->sBulk = prep(V->db, RANGE_CTE
                   "INSERT INTO t(item) SELECT " ITEM_SQL("i") " FROM r");
-  V->sCount = prep(V->db, "SELECT cuckoo_table_info('t') ->> 'count'");
-  V->sFpr = prep(V->db, "SELECT cuckoo_table_info('t') ->> 'expected_fpr'");
+  V->sCount =
+      prep(V->db, "SELECT json_extract(cuckoo_table_info('t'), '$.count')");
+  V->sFpr = prep(
+      V->db, "SELECT json_extract(cuckoo_table_info('t'), '$.expected_fpr')");
 }
 
 static void v_finalize(vsub *V) {
@@ -1435,7 +1438,8 @@ static void v_end_checks(vsub *V) {
   sqlite3_finalize(s);
   CHECK(P_CHECK, z && strcmp(z, "ok") == 0, "integrity_check: %s", z);
   sqlite3_free(z);
-  lv = one_int(V->db, "SELECT cuckoo_table_info('t') ->> 'levels'");
+  lv =
+      one_int(V->db, "SELECT json_extract(cuckoo_table_info('t'), '$.levels')");
   if ((uint64_t)lv > V->maxLevels) V->maxLevels = (uint64_t)lv;
 }
 
