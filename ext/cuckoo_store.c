@@ -64,9 +64,10 @@ typedef struct ckst_level {
   uint32_t nPer;   /* buckets per block (a multiple of 8) */
   uint32_t nBytes; /* bytes of each block */
   uint64_t nBlock; /* blocks of the level */
-  uint64_t nCount; /* items stored */
-  int bCountDirty; /* nCount differs from the levels row */
-  cf_filter view;  /* a block of the level, for cf_view_*() */
+  uint64_t nCount;      /* items stored */
+  uint64_t nCountSaved; /* items as the levels row has them */
+  int bCountDirty;      /* nCount differs from the levels row */
+  cf_filter view;       /* a block of the level, for cf_view_*() */
 } ckst_level;
 
 /* A hash a scan pinned to a level (see ckst_scan_hash). */
@@ -117,6 +118,7 @@ struct ckstore {
   int bCookieBumped;        /* the cookie was bumped in this transaction */
   sqlite3_int64 nBlockRead; /* blocks read from the shadow table */
   int rcStore;              /* error code of a failed cf_store callback */
+  sqlite3_value *pItem;     /* the item ckst_insert() is inserting */
   sqlite3_stmt *aStmt[CKST_NSTMT];
   /* Hashes pinned by scans: open addressing, until ckst_scan_end() */
   ckst_pin *aPin;
@@ -242,6 +244,15 @@ static int ckst_parse_one(const char *zLabel, const char *zArg,
       rc = cksql_parse_options(zLabel, zOne, &pOpt->o, pzErr);
       sqlite3_free(zOne);
     }
+  } else if (!zEq) {
+    /* A positional argument, as in USING cuckoo(1000000): show the form. */
+    int bNum = ckst_number(zKey, &r);
+    *pzErr = sqlite3_mprintf("%s: options are key=value, for example "
+                             "%s=%s (got \"%s\"; valid options: "
+                             CKST_VALID_OPTIONS ")",
+                             zLabel, bNum ? "capacity" : "variant",
+                             bNum ? zKey : "semisort", zKey);
+    rc = SQLITE_ERROR;
   } else {
     *pzErr = sqlite3_mprintf(
         "%s: unknown option \"%s\" (valid options: " CKST_VALID_OPTIONS ")",
@@ -305,15 +316,35 @@ static int ckst_error(ckstore *p, int rc, const char *zFmt, ...) {
   return rc;
 }
 
-/* A refused insert: "LABEL is full ..."; returns SQLITE_ERROR (or
-** SQLITE_NOMEM). */
+/* A refused insert, in the SQL layer's one wording (cksql_full_message):
+** "LABEL: filter is full (N items stored, capacity C): item X did not fit;
+** <zFmt...>".  N is what the levels rows hold: the table as it was when
+** the statement began (the failed statement is undone), not the items the
+** statement added before this one.  C is the capacity of all levels.
+** Returns SQLITE_ERROR (or SQLITE_NOMEM). */
 static int ckst_full(ckstore *p, const char *zFmt, ...) {
   va_list ap;
-  int rc;
+  uint64_t nStored = 0, nCapacity = 0;
+  char *zRest, *zItem = 0, *zWhat;
+  int i;
+  for (i = 0; i < p->nLevel; i++) {
+    nStored += p->aLevel[i].nCountSaved;
+    nCapacity += p->aLevel[i].p.capacity;
+  }
   va_start(ap, zFmt);
-  rc = ckst_vmessage(p, SQLITE_ERROR, " is full", "", zFmt, ap);
+  zRest = sqlite3_vmprintf(zFmt, ap);
   va_end(ap);
-  return rc;
+  if (p->pItem) zItem = cksql_describe_value(p->pItem);
+  zWhat = p->pItem ? (zItem ? sqlite3_mprintf("item %s", zItem) : 0)
+                   : sqlite3_mprintf("an item");
+  sqlite3_free(p->zErr);
+  p->zErr = zRest && zWhat ? cksql_full_message(p->zLabel, nStored, nCapacity,
+                                                zWhat, zRest)
+                           : 0;
+  sqlite3_free(zRest);
+  sqlite3_free(zItem);
+  sqlite3_free(zWhat);
+  return p->zErr ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 
 /* A shadow row that breaks the rules: "LABEL is corrupt: message; run
@@ -896,7 +927,7 @@ static void ckst_level_row(ckstore *p, sqlite3_stmt *pStmt, int n, int *pRc) {
                         n, a[8]);
   } else {
     ckst_level_blocks(pL, (uint32_t)a[6]);
-    pL->nCount = (uint64_t)a[8];
+    pL->nCount = pL->nCountSaved = (uint64_t)a[8];
   }
 }
 
@@ -1051,7 +1082,7 @@ static int ckst_append_level(ckstore *p, const cf_params *pp,
   int rc;
   memset(pL, 0, sizeof(*pL));
   pL->p = *pp;
-  pL->nCount = nCount;
+  pL->nCount = pL->nCountSaved = nCount;
   ckst_level_blocks(pL, ckst_per_block(pp, p->blockSize));
   rc = ckst_write_level(p, iLevel, aTable, nTable);
   if (rc == SQLITE_OK) {
@@ -1087,24 +1118,26 @@ static int ckst_grow(ckstore *p) {
   char *zErr = 0;
   int rc;
   if (k >= CKST_MAX_LEVELS) {
-    return ckst_full(p, " and cannot grow: it has %d levels, the "
-                      "most a table can have; nothing was changed; create "
-                      "a table with a larger capacity",
-                      k);
+    return ckst_full(p,
+                     "it cannot grow: it has %d levels, the most a table "
+                     "can have; nothing was changed; create a table with a "
+                     "larger capacity",
+                     k);
   }
   if (pPrev->p.capacity > ((uint64_t)1 << 61) ||
       cf_fp_bits_for(er, p->bucketSize) == 0) {
-    return ckst_full(p, " and cannot grow: level %d would need "
-                      "fingerprints of more than 32 bits (error rate %g); "
-                      "nothing was changed; create a table with a larger "
-                      "capacity or error_rate",
-                      k, er);
+    return ckst_full(p,
+                     "it cannot grow: level %d would need fingerprints of "
+                     "more than 32 bits (error rate %g); nothing was "
+                     "changed; create a table with a larger capacity or "
+                     "error_rate",
+                     k, er);
   }
   rc = ckst_level_params(p, (sqlite3_int64)pPrev->p.capacity * 2, er, &params,
                          &zErr);
   if (rc != SQLITE_OK) {
     if (zErr == 0) return SQLITE_NOMEM;
-    rc = ckst_full(p, " and cannot grow (%s); nothing was changed", zErr);
+    rc = ckst_full(p, "it cannot grow (%s); nothing was changed", zErr);
     sqlite3_free(zErr);
     return rc;
   }
@@ -1396,8 +1429,20 @@ static int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
   return rc;
 }
 
-/* Insert one copy (rules 2 and 3); on error nothing was changed. */
-int ckst_insert(ckstore *p, uint64_t hash) {
+static int ckst_insert_hash(ckstore *p, uint64_t hash);
+
+/* Insert one copy (rules 2 and 3); on error nothing was changed.  pItem
+** (may be NULL) only names the item in a "full" message. */
+int ckst_insert(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
+  int rc;
+  p->pItem = pItem;
+  rc = ckst_insert_hash(p, hash);
+  p->pItem = 0;
+  return rc;
+}
+
+/* ckst_insert() of a hash (p->pItem names it in messages). */
+static int ckst_insert_hash(ckstore *p, uint64_t hash) {
   int rc, i, iLast = p->nLevel - 1;
   const ckst_level *pL;
   /* An item that already matches on an older level gets its new copy
@@ -1428,18 +1473,15 @@ done:
   switch (rc) {
   case CF_OK: return SQLITE_OK;
   case CF_FULL:
-    return ckst_full(p, " (%llu items in %llu slots, capacity %llu, "
-                      "growth off); nothing was changed; create it with a "
-                      "larger capacity, or with growth on (the default)",
-                      (unsigned long long)pL->nCount,
-                      (unsigned long long)(pL->p.nbuckets * pL->p.bucket_size),
-                      (unsigned long long)pL->p.capacity);
+    return ckst_full(p,
+                     p->growth ? "nothing was changed"
+                               : "growth is off; nothing was changed; "
+                                 "create it with a larger capacity, or with "
+                                 "growth on (the default)");
   case CF_TOO_MANY:
-    return ckst_error(p, SQLITE_ERROR,
-                      "too many copies of one item (at most %u copies "
-                      "of an item fit: both of its buckets are full of "
-                      "it); nothing was changed",
-                      2 * pL->p.bucket_size);
+    sqlite3_free(p->zErr);
+    p->zErr = cksql_too_many_message(p->zLabel, 2 * pL->p.bucket_size);
+    return p->zErr ? SQLITE_ERROR : SQLITE_NOMEM;
   default: return ckst_store_rc(p);
   }
 }
@@ -1556,7 +1598,10 @@ int ckst_flush(ckstore *p) {
     sqlite3_bind_int(pStmt, 1, i);
     sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)p->aLevel[i].nCount);
     rc = ckst_run(p, pStmt);
-    if (rc == SQLITE_OK) p->aLevel[i].bCountDirty = 0;
+    if (rc == SQLITE_OK) {
+      p->aLevel[i].bCountDirty = 0;
+      p->aLevel[i].nCountSaved = p->aLevel[i].nCount;
+    }
     p->bChanged = 1;
   }
   if (rc == SQLITE_OK && p->bChanged && !p->bCookieBumped) {
@@ -1657,34 +1702,32 @@ int ckst_ready(ckstore *p, int bRefresh) {
 ** Rename, drop, free
 */
 
-int ckst_rename(ckstore *p, const char *zNewName) {
+/* Run zFmt once per shadow table; it gets the schema, the table name, the
+** suffix, zNew and the suffix again (ALTER ... RENAME TO needs them all,
+** DROP the first three).  Statements are finalized first. */
+static int ckst_each_shadow(ckstore *p, const char *zFmt, const char *zNew) {
   int i, rc = SQLITE_OK;
   ckst_finalize(p);
   for (i = 0; rc == SQLITE_OK && i < CKST_NSHADOW; i++) {
-    char *zSql = sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO "
-                                 "\"%w_%s\"",
-                                 p->zDb, p->zName, ckst_azShadow[i], zNewName,
-                                 ckst_azShadow[i]);
-    if (zSql == 0) return SQLITE_NOMEM;
-    rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
-    sqlite3_free(zSql);
-  }
-  if (rc != SQLITE_OK) return ckst_sqlerr(p, rc);
-  return ckst_set_names(p, zNewName);
-}
-
-/* DROP TABLE IF EXISTS for each shadow table. */
-int ckst_drop(ckstore *p) {
-  int i, rc = SQLITE_OK;
-  ckst_finalize(p);
-  for (i = 0; rc == SQLITE_OK && i < CKST_NSHADOW; i++) {
-    char *zSql = sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_%s\"",
-                                 p->zDb, p->zName, ckst_azShadow[i]);
+    char *zSql = sqlite3_mprintf(zFmt, p->zDb, p->zName, ckst_azShadow[i],
+                                 zNew, ckst_azShadow[i]);
     if (zSql == 0) return SQLITE_NOMEM;
     rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
     sqlite3_free(zSql);
   }
   return rc == SQLITE_OK ? rc : ckst_sqlerr(p, rc);
+}
+
+/* ALTER TABLE RENAME of each shadow table, then the store's names. */
+int ckst_rename(ckstore *p, const char *zNewName) {
+  int rc = ckst_each_shadow(
+      p, "ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"", zNewName);
+  return rc == SQLITE_OK ? ckst_set_names(p, zNewName) : rc;
+}
+
+/* DROP TABLE IF EXISTS for each shadow table. */
+int ckst_drop(ckstore *p) {
+  return ckst_each_shadow(p, "DROP TABLE IF EXISTS \"%w\".\"%w_%s\"", "");
 }
 
 /* Release everything the store owns, p included (NULL is a no-op). */
@@ -2247,8 +2290,8 @@ void ckst_scan_end(ckstore *p) {
 int ckst_scan_hash(ckstore *p, const ckst_scan *s, uint64_t *pHash) {
   const ckst_level *pL = &p->aLevel[s->iLevel];
   uint32_t fp = s->aFp[s->iSlot];
-  uint64_t nfp = pL->p.fp_bits == 32 ? 0xffffffffu
-                                     : ((uint64_t)1 << pL->p.fp_bits) - 1;
+  uint64_t nfp =
+      pL->p.fp_bits == 32 ? 0xffffffffu : ((uint64_t)1 << pL->p.fp_bits) - 1;
   uint64_t hLo, hHi, fLo, fHi, nH, nTotal, t;
   ckst_preimage(s->iBucket, pL->p.nbuckets, &hLo, &hHi);
   ckst_preimage(fp - 1, nfp, &fLo, &fHi);

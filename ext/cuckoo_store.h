@@ -141,10 +141,11 @@ int ckst_create(ckstore *p, const ckst_options *pOpt);
 int ckst_ready(ckstore *p, int bRefresh);
 
 /* Item operations on the item's 64-bit hash (rules 1-3).  ckst_insert()
-** fails with a "full" or "too many copies" message and changes nothing;
+** fails with a "full" or "too many copies" message and changes nothing
+** (pItem, which may be NULL, names the item in the message);
 ** ckst_remove() sets *pRemoved when a copy was removed. */
 int ckst_contains(ckstore *p, uint64_t hash, int *pFound);
-int ckst_insert(ckstore *p, uint64_t hash);
+int ckst_insert(ckstore *p, uint64_t hash, sqlite3_value *pItem);
 int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved);
 
 /* Transaction boundaries (rule 4): ckst_flush() writes the changes made in

@@ -14,29 +14,43 @@
 **   SELECT cuckoo_export('seen');                     -- export a BLOB
 **   SELECT cuckoo_check('seen');                      -- 'ok' or problems
 **   SELECT cuckoo_table_info('seen');                 -- JSON
+**   SELECT count(*) FROM seen;                        -- items stored
+**   SELECT level, bucket, fingerprint, copies FROM seen; -- what is stored
+**   INSERT INTO seen(seen) VALUES ('delete-all');     -- empty it
 **
 ** Options (module arguments): capacity, error_rate, growth=on|off,
 ** bucket_size, seed, variant=plain|semisort (or semisort), block_size,
-** cache_size.  Columns: item, and the hidden column filter (import).
+** cache_size.  Columns: item; hidden: filter (import), level, bucket,
+** fingerprint, copies (read-only), and the command column named like the
+** table (declared unless the table is named like another column).
 **
 ** Rules:
-**   1. A row is a probably-present item; its rowid is the item's 64-bit
-**      hash under the table's seed, which is all a DELETE needs (xUpdate
-**      gets only the rowid).  A lookup yields at most one row per item,
-**      whatever the number of copies.
-**   2. Only lookups are plans: item = ? (unique) and item IN (...) (all
-**      values in one xFilter with sqlite3_vtab_in; a SQLite older than
-**      3.38 has no sqlite3_vtab_in and calls xFilter once per value, as
-**      for item = ?, with the same rows as the result).  A plan that would
-**      list the items costs so much that any lookup plan wins, and fails
-**      in xFilter with a message saying how to query instead.
-**      Constraints under a collation other than BINARY are not used
-**      (the table compares items exactly).
+**   1. A lookup row is a probably-present item (one per item, whatever
+**      its copies); its rowid is the item's 64-bit hash under the table's
+**      seed, which is all a DELETE needs (xUpdate gets only the rowid).
+**      Its hidden columns: the newest level where it matched, the bucket
+**      and fingerprint there, and copies (its fingerprint's copies in its
+**      two buckets, summed over levels: like RedisBloom's CF.COUNT).
+**   2. Plans: item = ? (unique), item IN (...) (all values in one xFilter
+**      with sqlite3_vtab_in; a SQLite older than 3.38 has no
+**      sqlite3_vtab_in and calls xFilter once per value, with the same
+**      rows), rowid = ? (a lookup by hash: no item), and
+**      a scan.  A scan row is one stored fingerprint (item NULL); its
+**      rowid is a hash that maps to it (ckst_scan_hash), so DELETE FROM
+**      without WHERE empties the table through the scan.  A scan that
+**      reads no column (count(*)) takes its row count from the levels and
+**      reads no block until a rowid is asked for.  A condition on item
+**      other than a BINARY item = ? or IN (unusable, another operator or
+**      collation) gets a plan so costly that any lookup wins, and fails in
+**      xFilter with a message saying how to query instead: a scan cannot
+**      answer it, its rows have no items.
 **   3. INSERT adds one copy (multiset).  OR IGNORE skips an item that is
 **      probably present (SQLITE_CONSTRAINT with constraint support, so
 **      changes() does not count it); OR REPLACE skips it too but counts
 **      it.  A NULL item is ignored.  UPDATE deletes the old item and
-**      inserts the new one.  A rowid cannot be chosen.
+**      inserts the new one.  A rowid cannot be chosen.  INSERT INTO
+**      t(t) VALUES ('delete-all') resets the shadow tables (the fts5
+**      idiom; SQLite has no truncate call for virtual tables).
 **   4. Transactions: the store's changes stay in memory until xSync or
 **      xSavepoint flushes them; xRollback and xRollbackTo discard them
 **      (the journal restores the shadow tables).  So ROLLBACK, ROLLBACK
@@ -167,9 +181,8 @@ static int ckvtInit(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   ckstore *pStore = 0;
   int rc;
 
-  static const char *const azCol[] = {"item",        "filter", "level",
-                                      "bucket",      "fingerprint",
-                                      "copies"};
+  static const char *const azCol[] = {"item",   "filter",      "level",
+                                      "bucket", "fingerprint", "copies"};
   int bCmd = 1;
   size_t i;
   char *zDecl;
@@ -291,8 +304,7 @@ static int ckvtBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *p) {
   for (i = 0; i < p->nConstraint; i++) {
     const struct sqlite3_index_constraint *c = &p->aConstraint[i];
     const char *zColl;
-    if (c->iColumn == -1 && c->usable &&
-        c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
+    if (c->iColumn == -1 && c->usable && c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
       if (iRowid < 0) iRowid = i;
       continue;
     }
@@ -540,11 +552,12 @@ static int ckvt_materialize(ckvt_cursor *pCur) {
   for (i = 0; rc == SQLITE_OK && i <= pCur->iOrd; i++) {
     rc = ckst_scan_next(pStore, &pCur->scan);
     if (rc == SQLITE_OK && pCur->scan.bEof) {
-      rc = ckvt_errmsg(pTab, sqlite3_mprintf("%s is corrupt: its levels "
-                                             "count %lld items but its "
-                                             "blocks hold %lld; run "
-                                             "cuckoo_check() on it",
-                                             ckst_label(pStore), pCur->nOrd, i));
+      rc =
+          ckvt_errmsg(pTab, sqlite3_mprintf("%s is corrupt: its levels "
+                                            "count %lld items but its "
+                                            "blocks hold %lld; run "
+                                            "cuckoo_check() on it",
+                                            ckst_label(pStore), pCur->nOrd, i));
       return rc == SQLITE_NOMEM ? rc : SQLITE_CORRUPT_VTAB;
     }
   }
@@ -555,8 +568,7 @@ static int ckvt_materialize(ckvt_cursor *pCur) {
 
 /* Columns of a scan row: a stored fingerprint, where it is, and its
 ** copies; no item. */
-static int ckvt_scan_column(ckvt_cursor *pCur, sqlite3_context *ctx,
-                            int iCol) {
+static int ckvt_scan_column(ckvt_cursor *pCur, sqlite3_context *ctx, int iCol) {
   ckvt_table *pTab = (ckvt_table *)pCur->base.pVtab;
   const ckst_scan *s = &pCur->scan;
   sqlite3_int64 n;
@@ -595,7 +607,8 @@ static int ckvt_row_column(ckvt_cursor *pCur, sqlite3_context *ctx, int iCol) {
   if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
   if (s.bEof) return SQLITE_OK; /* removed since it was found */
   if (iCol == CKVT_COL_LEVEL) sqlite3_result_int(ctx, s.iLevel);
-  if (iCol == CKVT_COL_BUCKET) sqlite3_result_int64(ctx, (sqlite3_int64)s.iBucket);
+  if (iCol == CKVT_COL_BUCKET)
+    sqlite3_result_int64(ctx, (sqlite3_int64)s.iBucket);
   if (iCol == CKVT_COL_FINGERPRINT) sqlite3_result_int64(ctx, s.aFp[s.iSlot]);
   return SQLITE_OK;
 }
@@ -693,7 +706,7 @@ static int ckvt_insert(ckvt_table *pTab, sqlite3_value **argv,
     if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
     if (found) return eConflict == SQLITE_IGNORE ? SQLITE_CONSTRAINT : rc;
   }
-  return ckvt_err(pTab, ckst_insert(p, h));
+  return ckvt_err(pTab, ckst_insert(p, h, argv[2]));
 }
 
 static int ckvt_update(ckvt_table *pTab, sqlite3_value **argv) {
@@ -719,11 +732,11 @@ static int ckvt_update(ckvt_table *pTab, sqlite3_value **argv) {
   }
   if (rc != SQLITE_OK || hNew == hOld) return rc;
   rc = ckst_remove(p, hOld, &removed);
-  if (rc == SQLITE_OK) rc = ckst_insert(p, hNew);
+  if (rc == SQLITE_OK) rc = ckst_insert(p, hNew, argv[2]);
   if (rc != SQLITE_OK && removed) {
     /* Put the old item back (its freed slot takes it at once). */
     char *zErr = ckst_take_error(p);
-    if (ckst_insert(p, hOld) != SQLITE_OK) sqlite3_free(ckst_take_error(p));
+    if (ckst_insert(p, hOld, 0) != SQLITE_OK) sqlite3_free(ckst_take_error(p));
     ckst_put_error(p, zErr);
   }
   return ckvt_err(pTab, rc);
@@ -905,17 +918,6 @@ static const sqlite3_module ckvtModule = {
 ** Companion functions
 */
 
-static void ckvt_fail(sqlite3_context *ctx, int rc, char *zMsg) {
-  if (rc == SQLITE_NOMEM || zMsg == 0) {
-    sqlite3_free(zMsg);
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
-  sqlite3_result_error(ctx, zMsg, -1);
-  sqlite3_result_error_code(ctx, rc);
-  sqlite3_free(zMsg);
-}
-
 static ckvt_table *ckvt_lookup_table(ckvt_global *g, const char *zDb,
                                      const char *zName) {
   ckvt_table *pTab;
@@ -967,13 +969,13 @@ static ckvt_table *ckvt_find(sqlite3_context *ctx, const char *zFunc, int nName,
       return 0;
     }
     if (rc != SQLITE_OK) {
-      ckvt_fail(ctx, SQLITE_ERROR,
+      cksql_result_error(ctx, SQLITE_ERROR,
                 sqlite3_mprintf("%s: no such table: %s.%s", zFunc, zDb, zName));
       return 0;
     }
     pTab = ckvt_lookup_table(g, zDb, zName);
     if (pTab == 0) {
-      ckvt_fail(ctx, SQLITE_ERROR,
+      cksql_result_error(ctx, SQLITE_ERROR,
                 sqlite3_mprintf("%s: %s.%s is not a cuckoo table", zFunc, zDb,
                                 zName));
       return 0;
@@ -987,7 +989,7 @@ static void ckvt_store_fail(sqlite3_context *ctx, ckvt_table *pTab, int rc) {
   char *z = ckst_take_error(pTab->pStore);
   if (z == 0 && rc != SQLITE_NOMEM)
     z = sqlite3_mprintf("%s", sqlite3_errstr(rc));
-  ckvt_fail(ctx, rc, z);
+  cksql_result_error(ctx, rc, z);
 }
 
 /* cuckoo_check([schema,] table): 'ok' or the problems found. */
@@ -1041,7 +1043,7 @@ static void ckvtExportFunc(sqlite3_context *ctx, int argc,
     iLevel = sqlite3_value_int64(argv[2]);
     if (sqlite3_value_numeric_type(argv[2]) != SQLITE_INTEGER || iLevel < 0 ||
         iLevel >= ckst_levels(p)) {
-      ckvt_fail(ctx, SQLITE_ERROR,
+      cksql_result_error(ctx, SQLITE_ERROR,
                 sqlite3_mprintf("cuckoo_export: level must be an integer "
                                 "from 0 to %d (%s has %d level%s)",
                                 ckst_levels(p) - 1, ckst_label(p), ckst_levels(p),
@@ -1049,7 +1051,7 @@ static void ckvtExportFunc(sqlite3_context *ctx, int argc,
       return;
     }
   } else if (ckst_levels(p) > 1) {
-    ckvt_fail(ctx, SQLITE_ERROR,
+    cksql_result_error(ctx, SQLITE_ERROR,
               sqlite3_mprintf(
                   "cuckoo_export: %s has %d levels (it grew past its "
                   "capacity), and a filter BLOB holds one; export each "

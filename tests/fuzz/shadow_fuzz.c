@@ -346,7 +346,7 @@ static void check_error(run *p, int rc, const char *zSql) {
     return;
   }
   if (strstr(zErr, "cuckoo table t: created by a newer cuckoo") ||
-      strstr(zErr, "cuckoo table t is full") ||
+      strstr(zErr, "cuckoo table t: filter is full") ||
       strstr(zErr, "cuckoo table t: too many copies") ||
       strstr(zErr, "cuckoo table t cannot list its items") ||
       strstr(zErr, "has no rowid of its own") ||
