@@ -258,7 +258,7 @@ static void ck_count(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   rc = cksql_hash_value(argv[1], f.p.seed, &h);
   if (rc == SQLITE_DONE) return;
   if (rc != SQLITE_OK) {
-    sqlite3_result_error_nomem(ctx);
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
     return;
   }
   sqlite3_result_int(ctx, (int)cf_copies(&f, cf_key_of(&f, h)));

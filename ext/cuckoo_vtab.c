@@ -949,7 +949,7 @@ static ckvt_table *ckvt_find(sqlite3_context *ctx, const char *zFunc, int nName,
   if (nName == 2) zDb = (const char *)sqlite3_value_text(argv[0]);
   zName = (const char *)sqlite3_value_text(argv[nName - 1]);
   if (zDb == 0 || zName == 0) {
-    sqlite3_result_error_nomem(ctx);
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
     return 0;
   }
   pTab = ckvt_lookup_table(g, zDb, zName);
@@ -958,14 +958,14 @@ static ckvt_table *ckvt_find(sqlite3_context *ctx, const char *zFunc, int nName,
     sqlite3_stmt *pStmt = 0;
     char *zSql = sqlite3_mprintf("SELECT 0 FROM \"%w\".\"%w\"", zDb, zName);
     if (zSql == 0) {
-      sqlite3_result_error_nomem(ctx);
+      cksql_result_error(ctx, SQLITE_NOMEM, 0);
       return 0;
     }
     rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
     sqlite3_free(zSql);
     sqlite3_finalize(pStmt);
     if (rc == SQLITE_NOMEM) {
-      sqlite3_result_error_nomem(ctx);
+      cksql_result_error(ctx, SQLITE_NOMEM, 0);
       return 0;
     }
     if (rc != SQLITE_OK) {

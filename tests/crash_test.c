@@ -52,19 +52,15 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "testlib.h"
 
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 
-static int nPass = 0, nFail = 0, bVerbose = 0;
+static int bVerbose = 0;
+/* One check of round iRound (zGot: what was found instead, or NULL). */
 static void check(int ok, int iRound, const char *zWhat, const char *zGot) {
-  if (ok) {
-    nPass++;
-  } else {
-    nFail++;
-    printf("! round %d: %s%s%s\n", iRound, zWhat, zGot ? ": " : "",
+  tl_check(ok, "round %d: %s%s%s", iRound, zWhat, zGot ? ": " : "",
            zGot ? zGot : "");
-    fflush(stdout);
-  }
 }
 
 static uint64_t g_rng;
@@ -536,6 +532,7 @@ int main(int argc, char **argv) {
   dbstate aDb[2];
   char zStatus[700];
   struct timespec t0, t1;
+  tl_zProgram = "crash_test";
 
   if (zSan && atoi(zSan)) {
     nKills = 8;
@@ -626,6 +623,5 @@ int main(int argc, char **argv) {
          (long long)g_nKillsTotal, (long long)g_nIoKills,
          (long long)g_nTimeKills, (long long)g_nGrowKills, (long long)g_nClean,
          g_nBatch);
-  printf("crash_test: %d passed, %d failed\n", nPass, nFail);
-  return nFail ? 1 : 0;
+  return tl_report("crash_test");
 }

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "testlib.h"
 
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 
@@ -76,17 +77,12 @@ static void fault_disarm(void) {
   g_failing = 0;
 }
 
-static int nPass = 0, nFail = 0;
+/* One check of a scenario run with the N-th allocation failing. */
 static void check(int ok, const char *zScenario, int n, int persistent,
                   const char *zWhat, const char *zDetail) {
-  if (ok) {
-    nPass++;
-  } else {
-    nFail++;
-    printf("! %s N=%d %s: %s %s\n", zScenario, n,
+  tl_check(ok, "%s N=%d %s: %s %s", zScenario, n,
            persistent ? "persistent" : "transient", zWhat,
            zDetail ? zDetail : "");
-  }
 }
 
 typedef struct scenario {
@@ -554,6 +550,7 @@ static const scenario aScenario[] = {
 int main(void) {
   sqlite3_mem_methods m;
   size_t i;
+  tl_zProgram = "fault_test";
   sqlite3_shutdown();
   sqlite3_config(SQLITE_CONFIG_GETMALLOC, &g_orig);
   m = g_orig;
@@ -573,6 +570,5 @@ int main(void) {
   for (i = 0; i < sizeof(aScenario) / sizeof(aScenario[0]); i++) {
     run_scenario(&aScenario[i]);
   }
-  printf("fault_test: %d passed, %d failed\n", nPass, nFail);
-  return nFail ? 1 : 0;
+  return tl_report("fault_test");
 }
