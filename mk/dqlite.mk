@@ -10,7 +10,7 @@
 # go-dqlite client shell (`dqlite`) to talk to the cluster.
 
 DQLITE_PKGS := libdqlite-dev libsqlite3-dev pkg-config
-DQLITE_TEST_PKGS := $(DQLITE_PKGS) go-dqlite sqlite3
+DQLITE_TEST_PKGS := $(DQLITE_PKGS) go-dqlite sqlite3 python3
 
 .PHONY: dqlite test-dqlite
 
