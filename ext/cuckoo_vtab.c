@@ -32,9 +32,9 @@
 **      and fingerprint there, and copies (its fingerprint's copies in its
 **      two buckets, summed over levels: like RedisBloom's CF.COUNT).
 **   2. Plans: item = ? (unique), item IN (...) (all values in one xFilter
-**      with sqlite3_vtab_in; a SQLite older than 3.38 has none and calls
-**      xFilter once per value, as for item = ?, with the same rows as the
-**      result), rowid = ? (a lookup by hash: no item), and
+**      with sqlite3_vtab_in; a SQLite older than 3.38 has no
+**      sqlite3_vtab_in and calls xFilter once per value, with the same
+**      rows), rowid = ? (a lookup by hash: no item), and
 **      a scan.  A scan row is one stored fingerprint (item NULL); its
 **      rowid is a hash that maps to it (ckst_scan_hash), so DELETE FROM
 **      without WHERE empties the table through the scan.  A scan that
@@ -280,18 +280,6 @@ static int ckvtShadowName(const char *zName) {
 ** Planning
 */
 
-/* Whether constraint i is an IN list that xFilter can take whole. */
-static int ckvt_in_whole(ckvt_table *pTab, sqlite3_index_info *p, int i) {
-#if SQLITE_VERSION_NUMBER >= 3038000
-  if (pTab->pGlobal->bVtabIn) return sqlite3_vtab_in(p, i, -1);
-#else
-  (void)p;
-  (void)i;
-#endif
-  (void)pTab;
-  return 0;
-}
-
 /* LIMIT and OFFSET constraints are passed from SQLite 3.38 on; built
 ** against an older sqlite3.h, their codes are defined here. */
 #ifndef SQLITE_INDEX_CONSTRAINT_LIMIT
@@ -303,6 +291,18 @@ static int ckvt_in_whole(ckvt_table *pTab, sqlite3_index_info *p, int i) {
 static int ckvt_is_comparison(unsigned char op) {
   return op != SQLITE_INDEX_CONSTRAINT_LIMIT &&
          op != SQLITE_INDEX_CONSTRAINT_OFFSET;
+}
+
+/* Whether constraint i is an IN list that xFilter can take whole. */
+static int ckvt_in_whole(ckvt_table *pTab, sqlite3_index_info *p, int i) {
+#if SQLITE_VERSION_NUMBER >= 3038000
+  if (pTab->pGlobal->bVtabIn) return sqlite3_vtab_in(p, i, -1);
+#else
+  (void)p;
+  (void)i;
+#endif
+  (void)pTab;
+  return 0;
 }
 
 static int ckvtBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *p) {
@@ -497,7 +497,8 @@ static int ckvtFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   case CKVT_PLAN_EQ: rc = ckvt_lookup(pCur, pStore, argv[0]); break;
   case CKVT_PLAN_ROWID: rc = ckvt_lookup_rowid(pCur, pStore, argv[0]); break;
 #if SQLITE_VERSION_NUMBER >= 3038000
-  case CKVT_PLAN_IN: { /* planned only when sqlite3_vtab_in() exists */
+  case CKVT_PLAN_IN: {
+    /* planned only when sqlite3_vtab_in() exists */
     sqlite3_value *v = 0;
     for (rc = sqlite3_vtab_in_first(argv[0], &v); rc == SQLITE_OK && v;
          rc = sqlite3_vtab_in_next(argv[0], &v)) {

@@ -9,11 +9,13 @@
 #   cluster_stop                                      # also run by the trap
 #
 # Every node runs in the background with its PID kept in $CL_DIR/pid.N and
-# is stopped by that PID (SIGTERM, then SIGKILL after 5 s) by the EXIT/INT/
-# TERM trap that cluster_init installs; the data directories live under a
-# mktemp -d directory removed by the same trap (kept if CL_KEEP is set,
-# e.g. with LIBRAFT_TRACE=1 LIBDQLITE_TRACE=1 to read the nodes' logs).  Every wait is bounded:
-# each client call by `timeout`, each poll by a deadline.
+# is stopped by that PID (SIGTERM, then SIGKILL after 5 s) by the traps
+# that cluster_init installs: EXIT, and HUP, INT, PIPE and TERM (a reader
+# of the output that goes away must not leave nodes behind).  The data
+# directories live under a mktemp -d directory removed by the same trap
+# (kept if CL_KEEP is set, e.g. with LIBRAFT_TRACE=1 LIBDQLITE_TRACE=1 to
+# read the nodes' logs).  Every wait is bounded: each client call by
+# `timeout`, each poll by a deadline.
 
 # Seconds since the epoch, with nanoseconds.
 now() { date +%s.%N; }
@@ -56,7 +58,9 @@ cluster_init() {
   CL_OPTS="$*"
   CL_DIR=$(mktemp -d "${TMPDIR:-/tmp}/cuckoo-dqlite.XXXXXX")
   trap 'cluster_stop; [ -n "$CL_KEEP" ] || rm -rf "$CL_DIR"' EXIT
+  trap 'exit 129' HUP
   trap 'exit 130' INT
+  trap 'exit 141' PIPE
   trap 'exit 143' TERM
   SERVERS=""
   i=0
