@@ -439,35 +439,6 @@ static int ck_agg_same(const ck_agg *p, int argc, sqlite3_value **argv) {
   return z == 0 || strcmp(z, p->zOpts) == 0;
 }
 
-/* Hashes ahead of the one being inserted whose alternate bucket is
-** prefetched: in ascending hash order the first buckets are visited in
-** order, the alternate ones at random (a cache miss each in big filters). */
-#define CK_PREFETCH 16
-#if defined(__GNUC__) || defined(__clang__)
-#define CK_PREFETCH_ADDR(p) __builtin_prefetch(p)
-#else
-#define CK_PREFETCH_ADDR(p) (void)(p)
-#endif
-
-/* Add hashes a[0..n) to the empty filter f in order.  Returns CF_OK or
-** the first failure, with the number placed in *pnPlaced. */
-static int ck_fill(cf_filter *f, const uint64_t *a, sqlite3_int64 n,
-                   sqlite3_int64 *pnPlaced) {
-  sqlite3_int64 i;
-  int rc = CF_OK;
-  for (i = 0; i < n; i++) {
-    if (i + CK_PREFETCH < n) {
-      cf_key k = cf_key_of(f, a[i + CK_PREFETCH]);
-      uint64_t i2 = cf_alt_bucket(f->p.nbuckets, k.i1, k.fp);
-      CK_PREFETCH_ADDR(f->table + ((i2 * f->bucket_bits) >> 3));
-    }
-    rc = cf_insert(f, cf_key_of(f, a[i]));
-    if (rc != CF_OK) break;
-  }
-  *pnPlaced = i;
-  return rc;
-}
-
 /* A buffer for a filter of geometry *q, checked against
 ** SQLITE_LIMIT_LENGTH; pOld (may be NULL) is resized.  NULL after
 ** reporting the error. */
@@ -534,11 +505,13 @@ static int ck_agg_build(sqlite3_context *ctx, const ck_agg *p,
   cf_params q = p->p;
   sqlite3_int64 nPlaced;
   void *buf = 0;
+  int rc;
   if (p->capacity) {
     buf = ck_agg_alloc(ctx, &q, n, p->error_rate, 0);
     if (buf == 0) return SQLITE_ERROR;
     cf_init(f, &q, buf);
-    if (ck_fill(f, a, n, &nPlaced) != CF_OK) {
+    nPlaced = (sqlite3_int64)cf_insert_batch(f, a, (size_t)n, &rc);
+    if (rc != CF_OK) {
       ck_agg_full(ctx, p, "group", n, nPlaced);
       sqlite3_free(buf);
       return SQLITE_ERROR;
@@ -566,7 +539,8 @@ static int ck_agg_build(sqlite3_context *ctx, const ck_agg *p,
     buf = ck_agg_alloc(ctx, &q, n, p->error_rate, buf);
     if (buf == 0) return SQLITE_ERROR;
     cf_init(f, &q, buf);
-    if (ck_fill(f, a, n, &nPlaced) == CF_OK) return SQLITE_OK;
+    cf_insert_batch(f, a, (size_t)n, &rc);
+    if (rc == CF_OK) return SQLITE_OK;
     q.nbuckets += q.nbuckets / 64 > 1 ? q.nbuckets / 64 : 1;
   }
 }
@@ -576,13 +550,15 @@ static int ck_agg_build(sqlite3_context *ctx, const ck_agg *p,
 ** the map (auto capacity: doubling until everything fits) and replace
 ** p->f with it.
 */
+#define CK_WIN_CHUNK 256 /* hashes handed to cf_insert_batch() at a time */
 static int ck_win_rebuild(sqlite3_context *ctx, ck_agg *p, sqlite3_int64 cap) {
   cf_params q;
   cf_filter f;
   void *buf = 0;
   for (;;) {
     sqlite3_int64 nPlaced = 0;
-    uint64_t i;
+    uint64_t i, aChunk[CK_WIN_CHUNK];
+    size_t nChunk = 0;
     int rc = CF_OK;
     if (p->capacity) {
       q = p->p;
@@ -604,11 +580,17 @@ static int ck_win_rebuild(sqlite3_context *ctx, ck_agg *p, sqlite3_int64 cap) {
         ck_agg_alloc(ctx, &q, (sqlite3_int64)p->map.nUsed, p->error_rate, buf);
     if (buf == 0) return SQLITE_ERROR;
     cf_init(&f, &q, buf);
-    for (i = 0; p->map.a && i <= p->map.mask; i++) {
+    /* the map's items in map order, through the core's batch */
+    for (i = 0; rc == CF_OK && p->map.a && i <= p->map.mask; i++) {
       if (p->map.a[i].n == 0) continue;
-      rc = cf_insert(&f, cf_key_of(&f, p->map.a[i].h));
-      if (rc != CF_OK) break;
-      nPlaced++;
+      aChunk[nChunk++] = p->map.a[i].h;
+      if (nChunk == CK_WIN_CHUNK) {
+        nPlaced += (sqlite3_int64)cf_insert_batch(&f, aChunk, nChunk, &rc);
+        nChunk = 0;
+      }
+    }
+    if (rc == CF_OK && nChunk > 0) {
+      nPlaced += (sqlite3_int64)cf_insert_batch(&f, aChunk, nChunk, &rc);
     }
     if (rc == CF_OK) break;
     if (p->capacity) {

@@ -41,10 +41,11 @@
 
 #include "cuckoo_sstable.h"
 
-/* Small hot helpers are forced inline so batches compile to one loop. */
-#define CF_INLINE static inline __attribute__((always_inline))
+/* Small hot helpers are forced inline (CF_INLINE, cuckoo_filter.h) so
+** batches compile to one loop. */
 
-/* Load factor each bucket size fills to reliably (see README: Limits). */
+static uint64_t cf_int_key(uint64_t seed);
+
 /*
 ** Load factor each geometry fills to reliably before the first failed
 ** insert, below the worst case measured over many seeds and bucket counts
@@ -52,21 +53,12 @@
 ** below 98.4%, b=2 below 85.6% with f >= 6; with b=2 very short
 ** fingerprints leave few alternate buckets.
 */
-static double cf_target_load(unsigned bucket_size, unsigned fp_bits) {
+double cf_load_target(unsigned bucket_size, unsigned fp_bits) {
   switch (bucket_size) {
   case 2: return fp_bits == 4 ? 0.28 : fp_bits == 5 ? 0.60 : 0.84;
   case 8: return 0.97;
   default: return 0.93;
   }
-}
-
-CF_INLINE uint64_t cf_ld64(const uint8_t *p) {
-  uint64_t v;
-  memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap64(v);
-#endif
-  return v;
 }
 
 CF_INLINE void cf_st64(uint8_t *p, uint64_t v) {
@@ -105,7 +97,7 @@ uint64_t cf_buckets_for(uint64_t capacity, unsigned bucket_size,
   /* Small tables vary more around the mean load: leave a margin that
   ** shrinks as 1/sqrt(capacity) (no failures in 300 seeds per size). */
   double load =
-      cf_target_load(bucket_size, fp_bits) -
+      cf_load_target(bucket_size, fp_bits) -
       (bucket_size == 2 ? 2.5 : 1.0) * CF_SMALL_MARGIN / sqrt((double)capacity);
   double want;
   if (load < 0.25) load = 0.25;
@@ -149,7 +141,7 @@ int cf_params_check(const cf_params *p) {
 }
 
 /*
-** The narrowest fingerprint that reaches cf_target_load() in tables of
+** The narrowest fingerprint that reaches cf_load_target() in tables of
 ** every size.  A fingerprint of f bits has at most 2^f - 1 alternate
 ** bucket offsets, too few for large tables when f is small (the paper's
 ** section 4; its Table 2 has 68% load for b = 4, f = 4 at 2^25 buckets).
@@ -204,34 +196,43 @@ static void cf_setup(cf_filter *f, uint8_t *buf) {
   f->fp_mask = (fb == 32) ? 0xffffffffu : (((uint64_t)1 << fb) - 1);
   f->bucket_bits = cf_bucket_bits(&f->p);
   f->semisort = (f->p.flags & CF_FLAG_SEMISORT) != 0;
-  f->swar = 0;
-  f->ssword = 0;
-  f->lo = f->hi = f->ss_lo = f->ss_hi = f->ss_m7 = f->ss_gmul = 0;
-  f->bucket_mask = cf_width_mask(f->bucket_bits);
-  f->win_last = f->table_size >= 8 ? f->table_size - 8 : 0;
-  f->slot_recip = (65536u + fb - 1) / fb;
+  f->x.swar = 0;
+  f->x.ssword = 0;
+  f->x.wide = 0;
+  f->x.lo = f->x.hi = f->x.ss_lo = f->x.ss_hi = f->x.ss_m7 = f->x.ss_gmul = 0;
+  f->x.bucket_mask = cf_width_mask(f->bucket_bits);
+  f->x.win_last = f->table_size >= 8 ? f->table_size - 8 : 0;
+  f->x.slot_recip = (65536u + fb - 1) / fb;
+  f->x.key_int = cf_int_key(f->p.seed);
 #ifndef CF_NO_SWAR
   /* One 64-bit window per bucket (see "Bucket words"). */
   if (f->bucket_bits <= 57 && f->table_size >= 8) {
     unsigned s;
     if (!f->semisort) {
-      f->swar = 1;
+      f->x.swar = 1;
       for (s = 0; s < f->p.bucket_size; s++)
-        f->lo |= (uint64_t)1 << (s * fb);
-      f->hi = f->lo << (fb - 1);
+        f->x.lo |= (uint64_t)1 << (s * fb);
+      f->x.hi = f->x.lo << (fb - 1);
     } else {
-      f->ssword = 1;
+      f->x.ssword = 1;
       for (s = 0; s < 4; s++)
-        f->ss_lo |= (uint64_t)1 << (s * (fb - 4));
-      f->ss_hi = f->ss_lo << (fb - 5);
-      f->ss_m7 = f->ss_hi - f->ss_lo;
+        f->x.ss_lo |= (uint64_t)1 << (s * (fb - 4));
+      f->x.ss_hi = f->x.ss_lo << (fb - 5);
+      f->x.ss_m7 = f->x.ss_hi - f->x.ss_lo;
       if (fb - 4 >= 5) { /* see cf_ss_match() */
         unsigned k = fb - 4, t;
         for (t = 0; t < 4; t++)
-          f->ss_gmul |= (uint64_t)1 << (3 * (k - 1) - t * (k - 1));
+          f->x.ss_gmul |= (uint64_t)1 << (3 * (k - 1) - t * (k - 1));
       }
     }
   }
+#ifdef __SIZEOF_INT128__
+  /* Wider plain buckets: one 128-bit window (see "Wide bucket words"). */
+  if (!f->semisort && f->bucket_bits > 57 && f->bucket_bits <= 121 &&
+      f->table_size >= 16) {
+    f->x.wide = 1;
+  }
+#endif
 #endif
 }
 
@@ -323,28 +324,22 @@ void cf_rebase(cf_filter *f, void *buf) { cf_setup(f, (uint8_t *)buf); }
 ** two multiplications and no byte shuffling.  tests/core_test.c checks
 ** this against XXH3_64bits_withSeed() over many seeds and values: the
 ** hash of an item is part of the BLOB format and must never change.
+** cf_xxh3_8() itself is in cuckoo_filter.h (the inline lookups use it).
 */
-CF_INLINE uint64_t cf_rotl64(uint64_t x, unsigned r) {
-  return (x << r) | (x >> (64 - r));
-}
-
 CF_INLINE uint64_t cf_xxh3_key8(uint64_t seed) {
   seed ^= (uint64_t)XXH_swap32((uint32_t)seed) << 32;
   return (XXH_readLE64(XXH3_kSecret + 8) ^ XXH_readLE64(XXH3_kSecret + 16)) -
          seed;
 }
 
-CF_INLINE uint64_t cf_xxh3_8(uint64_t v, uint64_t key) {
-  uint64_t h = cf_rotl64(v, 32) ^ key;
-  h ^= cf_rotl64(h, 49) ^ cf_rotl64(h, 24);
-  h *= 0x9fb21c651e98df25ULL;
-  h ^= (h >> 35) + 8;
-  h *= 0x9fb21c651e98df25ULL;
-  return h ^ (h >> 28);
+/* The key of INTEGER items under seed (kept in cf_filter for the inline
+** cf_contains_int()). */
+static uint64_t cf_int_key(uint64_t seed) {
+  return cf_xxh3_key8(seed ^ CF_KIND_INT);
 }
 
 uint64_t cf_hash_int(uint64_t seed, int64_t v) {
-  return cf_xxh3_8((uint64_t)v, cf_xxh3_key8(seed ^ CF_KIND_INT));
+  return cf_xxh3_8((uint64_t)v, cf_int_key(seed));
 }
 
 uint64_t cf_hash_real(uint64_t seed, double v) {
@@ -364,35 +359,6 @@ uint64_t cf_hash_text(uint64_t seed, const void *z, size_t n) {
 
 uint64_t cf_hash_blob(uint64_t seed, const void *z, size_t n) {
   return XXH3_64bits_withSeed(z, n, seed ^ CF_KIND_BLOB);
-}
-
-/* A strong 64-bit mixer (a variant of the murmur3 finalizer). */
-CF_INLINE uint64_t cf_mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
-
-/* Map a 32-bit value uniformly onto [0, n) without division. */
-CF_INLINE uint32_t cf_reduce(uint32_t x, uint64_t n) {
-  return (uint32_t)(((uint64_t)x * n) >> 32);
-}
-
-/* The key split (frozen by the format): the high half of the hash picks
-** the bucket, the low half a fingerprint in 1 .. fp_mask. */
-CF_INLINE cf_key cf_split(uint64_t nbuckets, uint64_t fp_mask, uint64_t hash) {
-  cf_key k;
-  k.i1 = cf_reduce((uint32_t)(hash >> 32), nbuckets);
-  k.fp = cf_reduce((uint32_t)hash, fp_mask) + 1;
-  return k;
-}
-
-CF_INLINE uint32_t cf_alt(uint64_t nbuckets, uint32_t i, uint32_t fp) {
-  uint32_t h = cf_reduce((uint32_t)(cf_mix64(fp) >> 32), nbuckets);
-  return h >= i ? h - i : (uint32_t)(h + nbuckets - i);
 }
 
 cf_key cf_key_from(const cf_params *p, uint64_t hash) {
@@ -559,38 +525,21 @@ void cf_region_set(const cf_params *p, uint8_t *t, size_t size, uint64_t j,
 ** 4f-4) lies inside the 8 bytes that start at its first byte.  Near the
 ** end of the array that window is moved back to the array's last 8
 ** bytes, so every bucket is one unaligned 64-bit load (and store), with
-** no byte-by-byte tail and no branch.  cf_setup() enables this (f->swar
-** for plain buckets, f->ssword for semi-sorted ones) when the geometry
-** fits and the array has at least 8 bytes.
+** no byte-by-byte tail and no branch.  cf_setup() enables this (f->x.swar
+** for plain buckets, f->x.ssword for semi-sorted ones) when the geometry
+** fits and the array has at least 8 bytes.  cf_win() and cf_word_raw()
+** are in cuckoo_filter.h.
 */
 
-/* Offset of bucket i's 8-byte window; *pShift = the bucket's first bit
-** in it (0 .. 64 - bucket_bits). */
-CF_INLINE size_t cf_win(const cf_filter *f, uint32_t i, unsigned *pShift) {
-  uint64_t bit = (uint64_t)i * f->bucket_bits;
-  size_t byte = (size_t)(bit >> 3);
-  size_t at = byte < f->win_last ? byte : f->win_last;
-  *pShift = (unsigned)((byte - at) * 8 + (bit & 7));
-  return at;
-}
-
-/* Bucket i's bits in the low bits of the result; the bits above them
-** belong to the next buckets (callers that care mask them off). */
-CF_INLINE uint64_t cf_word_raw(const cf_filter *f, uint32_t i) {
-  unsigned sh;
-  size_t at = cf_win(f, i, &sh);
-  return cf_ld64(f->table + at) >> sh;
-}
-
 CF_INLINE uint64_t cf_word(const cf_filter *f, uint32_t i) {
-  return cf_word_raw(f, i) & f->bucket_mask;
+  return cf_word_raw(f, i) & f->x.bucket_mask;
 }
 
 CF_INLINE void cf_word_put(cf_filter *f, uint32_t i, uint64_t w) {
   unsigned sh;
   size_t at = cf_win(f, i, &sh);
   uint64_t v = cf_ld64(f->table + at);
-  cf_st64(f->table + at, (v & ~(f->bucket_mask << sh)) | (w << sh));
+  cf_st64(f->table + at, (v & ~(f->x.bucket_mask << sh)) | (w << sh));
 }
 
 CF_INLINE void cf_prefetch(const cf_filter *f, uint32_t i, int rw) {
@@ -608,17 +557,9 @@ CF_INLINE void cf_prefetch(const cf_filter *f, uint32_t i, int rw) {
 ** iff some field of x is zero, and its lowest set bit lies in the lowest
 ** zero field (a borrow only travels upward from a zero field), so it also
 ** gives the slot.  Bits above the bucket do not matter: hi masks them
-** off and borrows never travel downward.
+** off and borrows never travel downward.  cf_zero_fields() and
+** cf_slot_at() are in cuckoo_filter.h.
 */
-CF_INLINE uint64_t cf_zero_fields(const cf_filter *f, uint64_t x) {
-  return (x - f->lo) & ~x & f->hi;
-}
-
-/* The slot whose field holds bit `pos` (pos < 64; f->slot_recip is
-** ceil(2^16 / f), exact for these ranges). */
-CF_INLINE unsigned cf_slot_at(const cf_filter *f, unsigned pos) {
-  return (pos * f->slot_recip) >> 16;
-}
 
 /*
 ** Semi-sorted bucket words: bits 0..11 the nibble code, then four low
@@ -639,12 +580,12 @@ CF_INLINE unsigned cf_slot_at(const cf_filter *f, unsigned pos) {
 */
 CF_INLINE unsigned cf_ss_match(const cf_filter *f, uint64_t w, uint32_t fp) {
   unsigned k = f->p.fp_bits - 4, mLow;
-  uint64_t x = (w >> 12) ^ ((uint64_t)(fp & ((1u << k) - 1)) * f->ss_lo);
-  uint64_t zl = ~(((x & f->ss_m7) + f->ss_m7) | x) & f->ss_hi;
+  uint64_t x = (w >> 12) ^ ((uint64_t)(fp & ((1u << k) - 1)) * f->x.ss_lo);
+  uint64_t zl = ~(((x & f->x.ss_m7) + f->x.ss_m7) | x) & f->x.ss_hi;
   uint32_t y = cf_ss_decode[w & 0xfff] ^ ((fp >> k) * 0x1111u);
   uint32_t zn = ~(((y & 0x7777u) + 0x7777u) | y) & 0x8888u;
-  if (f->ss_gmul) {
-    mLow = (unsigned)(((zl >> (k - 1)) * f->ss_gmul) >> (3 * (k - 1)));
+  if (f->x.ss_gmul) {
+    mLow = (unsigned)(((zl >> (k - 1)) * f->x.ss_gmul) >> (3 * (k - 1)));
   } else {
     unsigned s;
     for (mLow = 0, s = 0; s < 4; s++) {
@@ -675,18 +616,71 @@ CF_INLINE uint64_t cf_ss_pack(const cf_filter *f, const uint32_t *a) {
 }
 
 /* ---------------------------------------------------------------------
+** Wide bucket words.  A plain bucket of 58..121 bits lies inside the 16
+** bytes that start at its first byte (moved back to the array's last 16
+** bytes at its end, as for bucket words), so it is read with two 64-bit
+** loads and written with two stores instead of field by field.  cf_setup()
+** sets f->x.wide when the compiler has 128-bit integers and the array has
+** at least 16 bytes.
+*/
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 cf_u128;
+
+CF_INLINE size_t cf_win16(const cf_filter *f, uint32_t i, unsigned *pShift) {
+  uint64_t bit = (uint64_t)i * f->bucket_bits;
+  size_t byte = (size_t)(bit >> 3);
+  size_t last = f->table_size - 16;
+  size_t at = byte < last ? byte : last;
+  *pShift = (unsigned)(bit - (uint64_t)at * 8);
+  return at;
+}
+
+CF_INLINE cf_u128 cf_ld128(const uint8_t *p) {
+  return (cf_u128)cf_ld64(p) | ((cf_u128)cf_ld64(p + 8) << 64);
+}
+
+CF_INLINE void cf_wide_read(const cf_filter *f, uint32_t i, uint32_t *fps) {
+  unsigned sh, s, fb = f->p.fp_bits;
+  cf_u128 w = cf_ld128(f->table + cf_win16(f, i, &sh)) >> sh;
+  for (s = 0; s < f->p.bucket_size; s++) {
+    fps[s] = (uint32_t)(w >> (s * fb)) & (uint32_t)f->fp_mask;
+  }
+}
+
+CF_INLINE void cf_wide_write(cf_filter *f, uint32_t i, const uint32_t *fps) {
+  unsigned sh, s, fb = f->p.fp_bits;
+  size_t at = cf_win16(f, i, &sh);
+  cf_u128 v = cf_ld128(f->table + at), w = 0;
+  cf_u128 mask = (((cf_u128)1 << f->bucket_bits) - 1) << sh;
+  for (s = 0; s < f->p.bucket_size; s++) {
+    w |= (cf_u128)(fps[s] & f->fp_mask) << (s * fb);
+  }
+  v = (v & ~mask) | (w << sh);
+  cf_st64(f->table + at, (uint64_t)v);
+  cf_st64(f->table + at + 8, (uint64_t)(v >> 64));
+}
+#define CF_WIDE(f) ((f)->x.wide)
+#else
+#define CF_WIDE(f) 0
+#define cf_wide_read(f, i, fps) ((void)0)
+#define cf_wide_write(f, i, fps) ((void)0)
+#endif
+
+/* ---------------------------------------------------------------------
 ** Decoded buckets: the form every algorithm works on.
 */
 
 CF_INLINE void cf_read(const cf_filter *f, uint32_t i, uint32_t *fps) {
-  if (f->swar) {
+  if (f->x.swar) {
     uint64_t w = cf_word(f, i);
     unsigned s;
     for (s = 0; s < f->p.bucket_size; s++) {
       fps[s] = (uint32_t)((w >> (s * f->p.fp_bits)) & f->fp_mask);
     }
-  } else if (f->ssword) {
+  } else if (f->x.ssword) {
     cf_ss_unpack(f, cf_word_raw(f, i), fps);
+  } else if (CF_WIDE(f)) {
+    cf_wide_read(f, i, fps);
   } else if (f->semisort) {
     cf_ss_read(f->table, f->table_size, f->p.fp_bits, i, fps);
   } else {
@@ -696,18 +690,20 @@ CF_INLINE void cf_read(const cf_filter *f, uint32_t i, uint32_t *fps) {
 }
 
 CF_INLINE void cf_write(cf_filter *f, uint32_t i, const uint32_t *fps) {
-  if (f->swar) {
+  if (f->x.swar) {
     uint64_t w = 0;
     unsigned s;
     for (s = 0; s < f->p.bucket_size; s++) {
       w |= (uint64_t)fps[s] << (s * f->p.fp_bits);
     }
     cf_word_put(f, i, w);
-  } else if (f->ssword) {
+  } else if (f->x.ssword) {
     uint32_t a[4];
     memcpy(a, fps, sizeof(a));
     cf_sort4(a);
     cf_word_put(f, i, cf_ss_pack(f, a));
+  } else if (CF_WIDE(f)) {
+    cf_wide_write(f, i, fps);
   } else if (f->semisort) {
     cf_ss_write(f->table, f->table_size, f->p.fp_bits, i, fps);
   } else {
@@ -718,10 +714,6 @@ CF_INLINE void cf_write(cf_filter *f, uint32_t i, const uint32_t *fps) {
 
 void cf_bucket_get(const cf_filter *f, uint32_t i, uint32_t *fps) {
   cf_read(f, i, fps);
-}
-
-void cf_bucket_set(cf_filter *f, uint32_t i, const uint32_t *fps) {
-  cf_write(f, i, fps);
 }
 
 /* Index of the first slot of a decoded bucket holding fp, or -1. */
@@ -744,11 +736,11 @@ static inline unsigned cf_count_of(const uint32_t *fps, unsigned b,
 /* Index of the first slot of bucket i (decoded order) holding fp, or -1. */
 CF_INLINE int cf_find(const cf_filter *f, uint32_t i, uint32_t fp) {
   uint32_t a[CF_MAX_BUCKET_SIZE];
-  if (f->swar) {
-    uint64_t z = cf_zero_fields(f, cf_word_raw(f, i) ^ (fp * f->lo));
+  if (f->x.swar) {
+    uint64_t z = cf_zero_fields(f, cf_word_raw(f, i) ^ (fp * f->x.lo));
     return z ? (int)cf_slot_at(f, (unsigned)__builtin_ctzll(z)) : -1;
   }
-  if (f->ssword) {
+  if (f->x.ssword) {
     unsigned m = cf_ss_match(f, cf_word_raw(f, i), fp);
     return m ? __builtin_ctz(m) : -1;
   }
@@ -768,7 +760,7 @@ static inline unsigned cf_count_in(const cf_filter *f, uint32_t i,
 */
 
 /* Bucket access modes, for code specialized on one of them. */
-#define CF_MODE_ANY 0  /* decided per call from f->swar / f->ssword */
+#define CF_MODE_ANY 0  /* decided per call from f->x.swar / f->x.ssword */
 #define CF_MODE_SWAR 1 /* plain bucket words */
 #define CF_MODE_SS 2   /* semi-sorted bucket words */
 #define CF_MODE_BITS 3 /* field by field */
@@ -777,10 +769,10 @@ static inline unsigned cf_count_in(const cf_filter *f, uint32_t i,
 CF_INLINE int cf_has_m(const cf_filter *f, int mode, uint32_t i1, uint32_t i2,
                        uint32_t fp) {
   if (mode == CF_MODE_ANY) {
-    mode = f->swar ? CF_MODE_SWAR : f->ssword ? CF_MODE_SS : CF_MODE_BITS;
+    mode = f->x.swar ? CF_MODE_SWAR : f->x.ssword ? CF_MODE_SS : CF_MODE_BITS;
   }
   if (mode == CF_MODE_SWAR) {
-    uint64_t pat = fp * f->lo;
+    uint64_t pat = fp * f->x.lo;
     return (cf_zero_fields(f, cf_word_raw(f, i1) ^ pat) |
             cf_zero_fields(f, cf_word_raw(f, i2) ^ pat)) != 0;
   }
@@ -815,6 +807,24 @@ typedef struct cf_undo {
 
 typedef int (*cf_read_fn)(void *ctx, uint32_t bucket, uint32_t *fps);
 typedef int (*cf_write_fn)(void *ctx, uint32_t bucket, const uint32_t *fps);
+
+/*
+** The insertion walk's two choices, shared by cf_place_x() and its
+** word-level twins cf_kick_swar() and cf_kick_ss() (so all three make the
+** same moves): the bucket the walk starts from, a hash of (fp, i1); and
+** the victim slot at step n, a hash of (fingerprint in hand, bucket,
+** step), b a power of two.  Frozen: they decide the bytes of a filter.
+*/
+CF_INLINE uint32_t cf_walk_start(uint32_t i1, uint32_t i2, uint32_t fp) {
+  return (cf_mix64(((uint64_t)fp << 32) ^ i1) & 1) ? i2 : i1;
+}
+
+CF_INLINE unsigned cf_walk_victim(uint32_t hand, uint32_t cur, int n,
+                                  unsigned b) {
+  return (
+      unsigned)(cf_mix64(((uint64_t)hand << 32) ^ cur ^ ((uint64_t)n << 56)) &
+                (b - 1));
+}
 
 /*
 ** Place fp, whose candidate buckets are i1 and i2 = its alternate: the
@@ -864,12 +874,10 @@ CF_INLINE int cf_place_x(cf_read_fn rd, cf_write_fn wr, void *ctx, uint64_t m,
   if (same == (i2 != i1 ? 2 * b : b)) return CF_TOO_MANY;
 
   hand = fp;
-  cur = (cf_mix64(((uint64_t)fp << 32) ^ i1) & 1) ? i2 : i1;
+  cur = cf_walk_start(i1, i2, fp);
   rc = CF_FULL;
   for (n = 0; n < CF_MAX_KICKS; n++) {
-    unsigned slot = (unsigned)(cf_mix64(((uint64_t)hand << 32) ^ cur ^
-                                        ((uint64_t)n << 56)) &
-                               (b - 1));
+    unsigned slot = cf_walk_victim(hand, cur, n, b);
     if (rd(ctx, cur, a)) {
       rc = CF_IOERR;
       break;
@@ -936,7 +944,7 @@ CF_INLINE int cf_mem_write(void *ctx, uint32_t bucket, const uint32_t *fps) {
 */
 static int cf_kick_swar(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
   cf_undo path[CF_MAX_KICKS];
-  const uint64_t m = f->p.nbuckets, fpm = f->fp_mask, pat = fp * f->lo;
+  const uint64_t m = f->p.nbuckets, fpm = f->fp_mask, pat = fp * f->x.lo;
   const unsigned fb = f->p.fp_bits, b = f->p.bucket_size;
   uint32_t cur, hand = fp, aAlt[CF_MAX_BUCKET_SIZE];
   unsigned sh, t;
@@ -948,11 +956,9 @@ static int cf_kick_swar(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
   if (cf_word(f, i1) == pat && (i2 == i1 || cf_word(f, i2) == pat)) {
     return CF_TOO_MANY;
   }
-  cur = (cf_mix64(((uint64_t)fp << 32) ^ i1) & 1) ? i2 : i1;
+  cur = cf_walk_start(i1, i2, fp);
   for (n = 0; n < CF_MAX_KICKS; n++) {
-    unsigned slot = (unsigned)(cf_mix64(((uint64_t)hand << 32) ^ cur ^
-                                        ((uint64_t)n << 56)) &
-                               (b - 1));
+    unsigned slot = cf_walk_victim(hand, cur, n, b);
     unsigned pos;
     at = cf_win(f, cur, &sh);
     v = cf_ld64(f->table + at);
@@ -1029,11 +1035,9 @@ static int cf_kick_ss(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
       (i2 == i1 || cf_ss_match(f, cf_word_raw(f, i2), fp) == 15u)) {
     return CF_TOO_MANY;
   }
-  cur = (cf_mix64(((uint64_t)fp << 32) ^ i1) & 1) ? i2 : i1;
+  cur = cf_walk_start(i1, i2, fp);
   for (n = 0; n < CF_MAX_KICKS; n++) {
-    unsigned slot = (unsigned)(cf_mix64(((uint64_t)hand << 32) ^ cur ^
-                                        ((uint64_t)n << 56)) &
-                               3);
+    unsigned slot = cf_walk_victim(hand, cur, n, 4);
     uint64_t w = cf_word(f, cur);
     cf_ss_unpack(f, w, a);
     for (t = 0; t < 4; t++) {
@@ -1070,8 +1074,8 @@ static int cf_kick_ss(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
 /* The slow path of an insert, kept out of line. */
 static __attribute__((noinline)) int cf_kick(cf_filter *f, uint32_t i1,
                                              uint32_t i2, uint32_t fp) {
-  if (f->swar) return cf_kick_swar(f, i1, i2, fp);
-  if (f->ssword) return cf_kick_ss(f, i1, i2, fp);
+  if (f->x.swar) return cf_kick_swar(f, i1, i2, fp);
+  if (f->x.ssword) return cf_kick_ss(f, i1, i2, fp);
   return cf_place_x(cf_mem_read, cf_mem_write, f, f->p.nbuckets,
                     f->p.bucket_size, i1, i2, fp);
 }
@@ -1082,7 +1086,7 @@ static __attribute__((noinline)) int cf_kick(cf_filter *f, uint32_t i1,
 ** semi-sorted bucket has a free slot iff its smallest fingerprint is 0.
 */
 CF_INLINE int cf_put_free(cf_filter *f, uint32_t i, uint32_t fp) {
-  if (f->swar) {
+  if (f->x.swar) {
     unsigned sh;
     size_t at = cf_win(f, i, &sh);
     uint64_t v = cf_ld64(f->table + at);
@@ -1095,7 +1099,7 @@ CF_INLINE int cf_put_free(cf_filter *f, uint32_t i, uint32_t fp) {
                                        f->p.fp_bits)));
     return 1;
   }
-  if (f->ssword) {
+  if (f->x.ssword) {
     uint64_t w = cf_word_raw(f, i);
     uint32_t a[4];
     unsigned mFree = cf_ss_free(f, w);
@@ -1134,8 +1138,8 @@ CF_INLINE int cf_place(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
 ** is left to the caller. */
 CF_INLINE int cf_unplace(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
   uint32_t i = i1;
-  if (f->swar) {
-    uint64_t pat = fp * f->lo, v, z;
+  if (f->x.swar) {
+    uint64_t pat = fp * f->x.lo, v, z;
     unsigned sh;
     size_t at = cf_win(f, i, &sh);
     v = cf_ld64(f->table + at);
@@ -1149,7 +1153,7 @@ CF_INLINE int cf_unplace(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
     if (f->count == 0) return CF_CORRUPT;
     sh += cf_slot_at(f, (unsigned)__builtin_ctzll(z)) * f->p.fp_bits;
     cf_st64(f->table + at, v & ~(f->fp_mask << sh));
-  } else if (f->ssword) {
+  } else if (f->x.ssword) {
     /* the bucket without slot s, sorted again (for a sorted bucket: 0,
     ** then the others in order; a crafted bucket may be unsorted) */
     uint32_t a[4];
@@ -1188,6 +1192,66 @@ int cf_remove(cf_filter *f, cf_key k) {
   int rc = cf_unplace(f, k.i1, cf_alt(f->p.nbuckets, k.i1, k.fp), k.fp);
   if (rc == CF_OK) cf_write_count(f);
   return rc;
+}
+
+/* Block views (see cuckoo_filter.h): the in-memory bucket operations on
+** a region, whose table pointer the caller sets. */
+int cf_view_init(cf_filter *f, const cf_params *p, uint32_t nbuckets) {
+  cf_params q = *p;
+  uint8_t dummy[CF_HEADER_SIZE];
+  q.nbuckets = nbuckets;
+  q.capacity = (uint64_t)nbuckets * q.bucket_size;
+  if (cf_params_check(&q) != CF_OK) return CF_RANGE;
+  memset(f, 0, sizeof(*f));
+  f->p = q;
+  cf_setup(f, dummy);
+  f->blob = 0;
+  f->table = 0;
+  return CF_OK;
+}
+
+int cf_view_has(const cf_filter *f, uint32_t j, uint32_t fp) {
+  return cf_find(f, j, fp) >= 0;
+}
+
+int cf_view_put(cf_filter *f, uint32_t j, uint32_t fp) {
+  return cf_put_free(f, j, fp);
+}
+
+int cf_view_free(const cf_filter *f, uint32_t j) {
+  return cf_find(f, j, 0) >= 0;
+}
+
+int cf_view_del(cf_filter *f, uint32_t j, uint32_t fp) {
+  uint32_t a[CF_MAX_BUCKET_SIZE];
+  if (f->x.swar) {
+    unsigned sh;
+    size_t at = cf_win(f, j, &sh);
+    uint64_t v = cf_ld64(f->table + at);
+    uint64_t z = cf_zero_fields(f, (v >> sh) ^ (fp * f->x.lo));
+    if (z == 0) return 0;
+    sh += cf_slot_at(f, (unsigned)__builtin_ctzll(z)) * f->p.fp_bits;
+    cf_st64(f->table + at, v & ~(f->fp_mask << sh));
+    return 1;
+  }
+  if (f->x.ssword) {
+    uint64_t w = cf_word_raw(f, j);
+    unsigned mm = cf_ss_match(f, w, fp);
+    if (mm == 0) return 0;
+    cf_ss_unpack(f, w, a);
+    a[__builtin_ctz(mm)] = 0;
+    cf_sort4(a);
+    cf_word_put(f, j, cf_ss_pack(f, a));
+    return 1;
+  }
+  {
+    int s = cf_find(f, j, fp);
+    if (s < 0) return 0;
+    cf_read(f, j, a);
+    a[s] = 0;
+    cf_write(f, j, a);
+    return 1;
+  }
 }
 
 /* Callback stores (e.g. the virtual table's block cache). */
@@ -1580,7 +1644,7 @@ cf_has_avx512_x(const cf_filter *f, const uint64_t *aHash, size_t n,
   const __m512i vM = _mm512_set1_epi64((long long)f->p.nbuckets);
   const __m512i vFpm = _mm512_set1_epi64((long long)f->fp_mask);
   const __m512i vBits = _mm512_set1_epi64(f->bucket_bits);
-  const __m512i vLast = _mm512_set1_epi64((long long)f->win_last);
+  const __m512i vLast = _mm512_set1_epi64((long long)f->x.win_last);
   const __m128i vOne8 = _mm_set1_epi8(1);
   unsigned k = f->p.fp_bits - 4;
   cf_vconst c;
@@ -1588,12 +1652,12 @@ cf_has_avx512_x(const cf_filter *f, const uint64_t *aHash, size_t n,
   uint64_t aAt[2][2][CF_GROUP], aSh[2][2][CF_GROUP], aFp[2][CF_GROUP];
   size_t i, g, nFound = 0, nVec = n & ~(size_t)7;
 
-  c.lo = _mm512_set1_epi64((long long)f->lo);
-  c.hi = _mm512_set1_epi64((long long)f->hi);
-  c.ssLo = _mm512_set1_epi64((long long)f->ss_lo);
-  c.ssHi = _mm512_set1_epi64((long long)f->ss_hi);
-  c.ssM7 = _mm512_set1_epi64((long long)f->ss_m7);
-  c.ssGmul = _mm512_set1_epi64((long long)f->ss_gmul);
+  c.lo = _mm512_set1_epi64((long long)f->x.lo);
+  c.hi = _mm512_set1_epi64((long long)f->x.hi);
+  c.ssLo = _mm512_set1_epi64((long long)f->x.ss_lo);
+  c.ssHi = _mm512_set1_epi64((long long)f->x.ss_hi);
+  c.ssM7 = _mm512_set1_epi64((long long)f->x.ss_m7);
+  c.ssGmul = _mm512_set1_epi64((long long)f->x.ss_gmul);
   c.lm = _mm512_set1_epi64((long long)(((uint64_t)1 << (k & 31)) - 1));
   c.k = _mm_cvtsi32_si128((int)k);
   c.km1 = _mm_cvtsi32_si128((int)k - 1);
@@ -1712,20 +1776,20 @@ size_t cf_contains_batch(const cf_filter *f, const uint64_t *aHash, size_t n,
   int pf = f->table_size >= CF_PREFETCH_MIN;
   cf_keys_fn keys = cf_keys_best();
 #ifdef CF_AVX512
-  if (f->swar && keys == cf_keys_avx512) {
+  if (f->x.swar && keys == cf_keys_avx512) {
     return pf ? cf_has_avx512_pf(f, aHash, n, aFound)
               : cf_has_avx512(f, aHash, n, aFound);
   }
-  if (f->ssword && f->ss_gmul && keys == cf_keys_avx512) {
+  if (f->x.ssword && f->x.ss_gmul && keys == cf_keys_avx512) {
     return pf ? cf_has_ss_avx512_pf(f, aHash, n, aFound)
               : cf_has_ss_avx512(f, aHash, n, aFound);
   }
 #endif
-  if (f->swar) {
+  if (f->x.swar) {
     return pf ? cf_has_swar_pf(pF, aHash, n, aFound, 0, keys)
               : cf_has_swar_n(pF, aHash, n, aFound, 0, keys);
   }
-  if (f->ssword) {
+  if (f->x.ssword) {
     return pf ? cf_has_ss_pf(pF, aHash, n, aFound, 0, keys)
               : cf_has_ss_n(pF, aHash, n, aFound, 0, keys);
   }
@@ -1746,9 +1810,4 @@ size_t cf_remove_batch(cf_filter *f, const uint64_t *aHash, size_t n,
     return cf_del_pf(f, aHash, n, aRemoved, 0, cf_keys_best());
   }
   return cf_del_n(f, aHash, n, aRemoved, 0, cf_keys_best());
-}
-
-/* The load factor cf_buckets_for() plans for large filters (no margin). */
-double cf_load_target(unsigned bucket_size, unsigned fp_bits) {
-  return cf_target_load(bucket_size, fp_bits);
 }

@@ -19,9 +19,10 @@
 **      fingerprint can always find its other bucket.  i1 == i2 is allowed
 **      (the item then has one bucket).
 **   3. Deterministic: kick choices come from a hash of (fingerprint,
-**      bucket, step) and a fixed look-ahead order (cf_place_x() in
-**      cuckoo_filter.c), never from rand(), so equal operation sequences
-**      give byte-identical buffers on every machine.
+**      bucket, step) and a fixed look-ahead order (cf_walk_start(),
+**      cf_walk_victim() and cf_place_x() in cuckoo_filter.c, shared by
+**      every form of the walk), never from rand(), so equal operation
+**      sequences give byte-identical buffers on every machine.
 **   4. A failed insert (500 kicks without room, or more copies of one
 **      item than its buckets can hold) undoes every displacement it made:
 **      the filter is byte-for-byte what it was before the call.
@@ -52,6 +53,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define CF_MAGIC "CKOO"
 #define CF_VERSION 1
@@ -92,22 +94,16 @@ typedef struct cf_params {
   uint64_t seed;        /* hash seed */
 } cf_params;
 
-/* A filter: a view of a caller-owned buffer in BLOB layout. */
-typedef struct cf_filter {
-  cf_params p;
-  uint8_t *blob;        /* header + table; header count kept up to date */
-  size_t blob_size;     /* CF_HEADER_SIZE + table_size */
-  uint8_t *table;       /* blob + CF_HEADER_SIZE */
-  size_t table_size;    /* ceil(m * bucket_bits / 8) */
-  uint64_t count;       /* items stored (mirrors the header) */
-  uint64_t fp_mask;     /* (1 << f) - 1 */
-  unsigned bucket_bits; /* b * f plain, 4f - 4 semi-sorted */
-  int semisort;         /* 1: semi-sorted buckets */
-  /* Whole-bucket access: a bucket of at most 57 bits is one unaligned
-  ** 64-bit load (the window is moved back to the array's last 8 bytes at
-  ** its end).  swar: plain buckets of b*f <= 57 bits; ssword: semi-sorted
-  ** buckets of 4f-4 <= 57 bits (f <= 15); both need an array of >= 8
-  ** bytes. */
+/*
+** Private to the core: the whole-bucket access state cf_init(), cf_open()
+** and cf_rebase() derive from the geometry, read by the inline lookups at
+** the end of this header.  Callers never set or read it.  A bucket of at
+** most 57 bits is one unaligned 64-bit load (the window is moved back to
+** the array's last 8 bytes at its end).  swar: plain buckets of b*f <= 57
+** bits; ssword: semi-sorted buckets of 4f-4 <= 57 bits (f <= 15); both
+** need an array of >= 8 bytes.
+*/
+typedef struct cf_fast {
   int swar;             /* 1 if lo and hi are in use */
   uint64_t lo;          /* 1 at the lowest bit of every slot field */
   uint64_t hi;          /* 1 at the highest bit of every slot field */
@@ -119,6 +115,22 @@ typedef struct cf_filter {
   uint64_t ss_gmul;     /* gathers the low parts' match flags (f >= 9) */
   size_t win_last;      /* table_size - 8: the last window's offset */
   unsigned slot_recip;  /* ceil(2^16 / f): slot of a bit is bit*recip >> 16 */
+  uint64_t key_int;     /* XXH3 key of INTEGER items under this seed */
+  int wide;             /* plain buckets of 58..121 bits: 128-bit windows */
+} cf_fast;
+
+/* A filter: a view of a caller-owned buffer in BLOB layout. */
+typedef struct cf_filter {
+  cf_params p;
+  uint8_t *blob;        /* header + table; header count kept up to date */
+  size_t blob_size;     /* CF_HEADER_SIZE + table_size */
+  uint8_t *table;       /* blob + CF_HEADER_SIZE */
+  size_t table_size;    /* ceil(m * bucket_bits / 8) */
+  uint64_t count;       /* items stored (mirrors the header) */
+  uint64_t fp_mask;     /* (1 << f) - 1 */
+  unsigned bucket_bits; /* b * f plain, 4f - 4 semi-sorted */
+  int semisort;         /* 1: semi-sorted buckets */
+  cf_fast x;            /* private (see cf_fast) */
 } cf_filter;
 
 /* An item reduced to where it lives and what is stored. */
@@ -235,15 +247,15 @@ uint64_t cf_count_slots(const cf_filter *f);
 
 /*
 ** Decoded buckets.  cf_bucket_get() fills fps[0..b-1] with bucket i's
-** fingerprints (0: empty slot; a semi-sorted bucket comes back sorted),
-** cf_bucket_set() encodes fps[0..b-1] into bucket i (semi-sorted buckets
-** sort a copy first).  The region forms work on any byte range laid out
-** like the bucket array from its bit 0 (bucket j at bit j*bucket_bits),
-** for stores that keep runs of buckets in separate blocks; size is the
-** region's length in bytes, and bucket j must lie inside it.
+** fingerprints (0: empty slot; a semi-sorted bucket comes back sorted).
+** cf_region_set() encodes fps[0..b-1] into bucket j of a region
+** (semi-sorted buckets sort a copy first).  The region forms work on any
+** byte range laid out like the bucket array from its bit 0 (bucket j at
+** bit j*bucket_bits), for stores that keep runs of buckets in separate
+** blocks; size is the region's length in bytes, and bucket j must lie
+** inside it.
 */
 void cf_bucket_get(const cf_filter *f, uint32_t i, uint32_t *fps);
-void cf_bucket_set(cf_filter *f, uint32_t i, const uint32_t *fps);
 void cf_region_get(const cf_params *p, const uint8_t *t, size_t size,
                    uint64_t j, uint32_t *fps);
 void cf_region_set(const cf_params *p, uint8_t *t, size_t size, uint64_t j,
@@ -271,6 +283,27 @@ int cf_store_contains(const cf_params *p, const cf_store *st, cf_key k,
                       int *pFound);
 int cf_store_remove(const cf_params *p, const cf_store *st, cf_key k);
 
+/*
+** Block views: the in-memory bucket operations (word-level where the
+** geometry allows) on a region laid out like the bucket array, for
+** stores that keep runs of buckets in blocks.  cf_view_init() makes *f a
+** view of regions of nbuckets buckets of p's geometry (nbuckets a
+** multiple of 8, so a region is nbuckets*bucket_bits/8 bytes); the caller
+** then points f->table at a region before each call (f->blob and the
+** count are unused).  j is a bucket of the region.  The slots chosen and
+** the bytes written are those of cf_region_get()/cf_region_set() and the
+** callback algorithms: cf_view_put() takes the lowest free slot (a
+** semi-sorted bucket stays sorted) and returns 0 without a change if
+** there is none; cf_view_del() clears the first slot holding fp and
+** returns 0 if none does; cf_view_free() says whether bucket j has a
+** free slot.  cf_view_init() returns CF_OK or CF_RANGE.
+*/
+int cf_view_init(cf_filter *f, const cf_params *p, uint32_t nbuckets);
+int cf_view_has(const cf_filter *f, uint32_t j, uint32_t fp);
+int cf_view_free(const cf_filter *f, uint32_t j);
+int cf_view_put(cf_filter *f, uint32_t j, uint32_t fp);
+int cf_view_del(cf_filter *f, uint32_t j, uint32_t fp);
+
 /* Expected false-positive rate of a lookup at the current load. */
 double cf_expected_fpr(const cf_filter *f);
 
@@ -282,5 +315,122 @@ void cf_put_u64(uint8_t *p, uint64_t v);
 ** size and fingerprint width (before its small-table margin).  The
 ** aggregates start their exact sizing from it. */
 double cf_load_target(unsigned bucket_size, unsigned fp_bits);
+
+/*
+** The single-item lookup, inline.  cf_contains_hash(f, hash) is
+** cf_contains(f, cf_key_of(f, hash)) and cf_contains_int(f, v) is
+** cf_contains_hash(f, cf_hash_int(f->p.seed, v)): the same answers, but
+** for plain buckets of at most 57 bits (b = 4 with f <= 14, b = 2 with
+** f <= 28) the hash, the key split, the alternate bucket and both bucket
+** tests compile into the caller's loop, with no call and no branch on
+** the geometry; other geometries call cf_contains().  The helpers below
+** are the core's own arithmetic (the format's hash, key split and
+** alternate bucket), shared with cuckoo_filter.c so that there is one
+** copy of each; they are not API.
+*/
+#if defined(__GNUC__) || defined(__clang__)
+#define CF_INLINE static inline __attribute__((always_inline))
+#else
+#define CF_INLINE static inline
+#endif
+
+CF_INLINE uint64_t cf_ld64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  return v;
+}
+
+CF_INLINE uint64_t cf_rotl64(uint64_t x, unsigned r) {
+  return (x << r) | (x >> (64 - r));
+}
+
+/* XXH3-64 of 8 bytes in closed form, key = the seed's key (see
+** cf_hash_int() in cuckoo_filter.c). */
+CF_INLINE uint64_t cf_xxh3_8(uint64_t v, uint64_t key) {
+  uint64_t h = cf_rotl64(v, 32) ^ key;
+  h ^= cf_rotl64(h, 49) ^ cf_rotl64(h, 24);
+  h *= 0x9fb21c651e98df25ULL;
+  h ^= (h >> 35) + 8;
+  h *= 0x9fb21c651e98df25ULL;
+  return h ^ (h >> 28);
+}
+
+/* A strong 64-bit mixer (a variant of the murmur3 finalizer). */
+CF_INLINE uint64_t cf_mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+/* Map a 32-bit value uniformly onto [0, n) without division. */
+CF_INLINE uint32_t cf_reduce(uint32_t x, uint64_t n) {
+  return (uint32_t)(((uint64_t)x * n) >> 32);
+}
+
+/* The key split (frozen by the format): the high half of the hash picks
+** the bucket, the low half a fingerprint in 1 .. fp_mask. */
+CF_INLINE cf_key cf_split(uint64_t nbuckets, uint64_t fp_mask, uint64_t hash) {
+  cf_key k;
+  k.i1 = cf_reduce((uint32_t)(hash >> 32), nbuckets);
+  k.fp = cf_reduce((uint32_t)hash, fp_mask) + 1;
+  return k;
+}
+
+/* The alternate bucket (frozen by the format): an involution for every m. */
+CF_INLINE uint32_t cf_alt(uint64_t nbuckets, uint32_t i, uint32_t fp) {
+  uint32_t h = cf_reduce((uint32_t)(cf_mix64(fp) >> 32), nbuckets);
+  return h >= i ? h - i : (uint32_t)(h + nbuckets - i);
+}
+
+/* Offset of bucket i's 8-byte window; *pShift = the bucket's first bit
+** in it (0 .. 64 - bucket_bits). */
+CF_INLINE size_t cf_win(const cf_filter *f, uint32_t i, unsigned *pShift) {
+  uint64_t bit = (uint64_t)i * f->bucket_bits;
+  size_t byte = (size_t)(bit >> 3);
+  size_t at = byte < f->x.win_last ? byte : f->x.win_last;
+  *pShift = (unsigned)(bit - (uint64_t)at * 8);
+  return at;
+}
+
+/* Bucket i's bits in the low bits of the result; the bits above them
+** belong to the next buckets (callers that care mask them off). */
+CF_INLINE uint64_t cf_word_raw(const cf_filter *f, uint32_t i) {
+  unsigned sh;
+  size_t at = cf_win(f, i, &sh);
+  return cf_ld64(f->table + at) >> sh;
+}
+
+/* Nonzero iff a slot field of plain bucket word x is zero; its lowest set
+** bit lies in the lowest zero field (see "Bucket words" in the .c file). */
+CF_INLINE uint64_t cf_zero_fields(const cf_filter *f, uint64_t x) {
+  return (x - f->x.lo) & ~x & f->x.hi;
+}
+
+/* The slot whose field holds bit `pos` (pos < 64; f->x.slot_recip is
+** ceil(2^16 / f), exact for these ranges). */
+CF_INLINE unsigned cf_slot_at(const cf_filter *f, unsigned pos) {
+  return (pos * f->x.slot_recip) >> 16;
+}
+
+CF_INLINE int cf_contains_hash(const cf_filter *f, uint64_t hash) {
+  cf_key k = cf_split(f->p.nbuckets, f->fp_mask, hash);
+  if (f->x.swar) {
+    uint32_t i2 = cf_alt(f->p.nbuckets, k.i1, k.fp);
+    uint64_t pat = k.fp * f->x.lo;
+    return (cf_zero_fields(f, cf_word_raw(f, k.i1) ^ pat) |
+            cf_zero_fields(f, cf_word_raw(f, i2) ^ pat)) != 0;
+  }
+  return cf_contains(f, k);
+}
+
+CF_INLINE int cf_contains_int(const cf_filter *f, int64_t v) {
+  return cf_contains_hash(f, cf_xxh3_8((uint64_t)v, f->x.key_int));
+}
 
 #endif /* CUCKOO_FILTER_H */

@@ -80,15 +80,67 @@ static void ck_new(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 }
 
 /*
+** Add (isAdd) or remove one copy of each of the items aHash[0..n) in
+** order, through the core's batches (the same bytes as one at a time).
+** Returns CF_OK, the first failed insert's code, or CF_CORRUPT if a
+** removal found a copy while the count was 0.  (A count that reaches 0
+** stays 0, so the removals that failed that way are exactly the ones not
+** done whose item is still present at the end.)
+*/
+#define CK_UPDATE_CHUNK 64 /* items hashed and handed over at a time */
+static int ck_update_batch(cf_filter *f, int isAdd, const uint64_t *aHash,
+                           size_t n, size_t *piFail) {
+  uint8_t aDone[CK_UPDATE_CHUNK];
+  size_t i;
+  int rc = CF_OK;
+  if (isAdd) {
+    *piFail = cf_insert_batch(f, aHash, n, &rc);
+    return rc;
+  }
+  if (cf_remove_batch(f, aHash, n, aDone) < n && f->count == 0) {
+    for (i = 0; i < n; i++) {
+      if (!aDone[i] && cf_contains_hash(f, aHash[i])) {
+        *piFail = i;
+        return CF_CORRUPT;
+      }
+    }
+  }
+  return CF_OK;
+}
+
+/* Report the failure rc of argument iArg of zFunc on f, which held
+** nStored items when the call began. */
+static void ck_update_error(sqlite3_context *ctx, const char *zFunc, int rc,
+                            const cf_filter *f, uint64_t nStored,
+                            sqlite3_value *pArg, int iArg) {
+  char *zItem = cksql_describe_value(pArg);
+  char *zWhat =
+      zItem ? sqlite3_mprintf("argument %d (%s)", iArg + 1, zItem) : 0;
+  if (zWhat == 0) {
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
+  } else {
+    cksql_result_cf_error(ctx, zFunc, rc, f, nStored, zWhat);
+  }
+  sqlite3_free(zItem);
+  sqlite3_free(zWhat);
+}
+
+/*
 ** cuckoo_add(filter, item, ...) and cuckoo_remove(filter, item, ...):
 ** one implementation, the operation chosen by the function's user data.
+** Items are hashed CK_UPDATE_CHUNK at a time and handed to the core's
+** batch; NULL items are skipped.  The first failure is the result, as if
+** the items were handled one by one.
 */
 static void ck_update(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   int isAdd = sqlite3_user_data(ctx) != 0;
   const char *zFunc = isAdd ? "cuckoo_add" : "cuckoo_remove";
+  uint64_t aHash[CK_UPDATE_CHUNK];
+  size_t nHash = 0;
   cf_filter f;
   uint64_t nStored;
-  int i, rc;
+  int aArg[CK_UPDATE_CHUNK]; /* argument index of each aHash[] */
+  int i, rc, rcHash;
 
   if (argc < 2) {
     cksql_result_error(ctx, SQLITE_ERROR, sqlite3_mprintf("%s: needs a filter and at least one item "
@@ -100,30 +152,28 @@ static void ck_update(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   if (rc != SQLITE_OK) return; /* NULL -> NULL, or error reported */
   if (ck_copy(ctx, &f) != SQLITE_OK) return;
   nStored = f.count;
-  for (i = 1; i < argc; i++) {
-    uint64_t h;
-    rc = cksql_hash_value(argv[i], f.p.seed, &h);
-    if (rc == SQLITE_DONE) continue;
-    if (rc != SQLITE_OK) {
-      sqlite3_free(f.blob);
-      cksql_result_error(ctx, SQLITE_NOMEM, 0);
-      return;
+  for (i = 1; i <= argc; i++) {
+    rcHash = SQLITE_OK;
+    if (i < argc) {
+      rcHash = cksql_hash_value(argv[i], f.p.seed, &aHash[nHash]);
+      if (rcHash == SQLITE_DONE) continue;
+      if (rcHash == SQLITE_OK) aArg[nHash++] = i;
     }
-    rc = isAdd ? cf_insert(&f, cf_key_of(&f, h))
-               : cf_remove(&f, cf_key_of(&f, h));
-    if (rc != CF_OK && rc != CF_NOTFOUND) {
-      char *zItem = cksql_describe_value(argv[i]);
-      char *zWhat = zItem ? sqlite3_mprintf("argument %d (%s)", i + 1, zItem)
-                          : 0;
-      if (zWhat == 0) {
-        cksql_result_error(ctx, SQLITE_NOMEM, 0);
-      } else {
-        cksql_result_cf_error(ctx, zFunc, rc, &f, nStored, zWhat);
+    if (nHash == CK_UPDATE_CHUNK || i == argc || rcHash != SQLITE_OK) {
+      size_t iFail = 0;
+      rc = ck_update_batch(&f, isAdd, aHash, nHash, &iFail);
+      nHash = 0;
+      if (rc != CF_OK) {
+        ck_update_error(ctx, zFunc, rc, &f, nStored, argv[aArg[iFail]],
+                        aArg[iFail]);
+        sqlite3_free(f.blob);
+        return;
       }
-      sqlite3_free(zItem);
-      sqlite3_free(zWhat);
-      sqlite3_free(f.blob);
-      return;
+      if (rcHash != SQLITE_OK) {
+        sqlite3_free(f.blob);
+        cksql_result_error(ctx, SQLITE_NOMEM, 0);
+        return;
+      }
     }
   }
   ck_result_filter(ctx, &f);
@@ -158,13 +208,18 @@ static void ck_contains(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     if (rc != SQLITE_OK) return;
     f = &fLocal;
   }
-  rc = cksql_hash_value(argv[1], f->p.seed, &h);
-  if (rc == SQLITE_DONE) return;
-  if (rc != SQLITE_OK) {
-    cksql_result_error(ctx, SQLITE_NOMEM, 0);
-    return;
+  if (sqlite3_value_type(argv[1]) == SQLITE_INTEGER) {
+    /* the common case, inline from the value to the bucket test */
+    sqlite3_result_int(ctx, cf_contains_int(f, sqlite3_value_int64(argv[1])));
+  } else {
+    rc = cksql_hash_value(argv[1], f->p.seed, &h);
+    if (rc == SQLITE_DONE) return;
+    if (rc != SQLITE_OK) {
+      cksql_result_error(ctx, SQLITE_NOMEM, 0);
+      return;
+    }
+    sqlite3_result_int(ctx, cf_contains_hash(f, h));
   }
-  sqlite3_result_int(ctx, cf_contains(f, cf_key_of(f, h)));
 
   if (c == 0) {
     /* First row: leave a marker; it survives only for constants. */

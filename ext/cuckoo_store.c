@@ -67,6 +67,7 @@ typedef struct ckst_level {
   uint64_t nCount;      /* items stored */
   uint64_t nCountSaved; /* items as the levels row has them */
   int bCountDirty;      /* nCount differs from the levels row */
+  cf_filter view;       /* a block of the level, for cf_view_*() */
 } ckst_level;
 
 /* A hash a scan pinned to a level (see ckst_scan_hash). */
@@ -103,6 +104,8 @@ struct ckstore {
   int nLevel;
   ckst_level aLevel[CKST_MAX_LEVELS];
   sqlite3_int64 iDataVersion;
+  unsigned int uPagerVersion; /* pager data version at the last full check */
+  int bPagerVersion;          /* uPagerVersion is valid */
   /* Block cache: open addressing on block id */
   ckst_block **aSlot;
   uint32_t nSlot;  /* power of two, or 0 */
@@ -853,6 +856,8 @@ static void ckst_level_blocks(ckst_level *pL, uint32_t nPer) {
   pL->nPer = nPer;
   pL->nBytes = (uint32_t)((uint64_t)nPer * cf_bucket_bits(&pL->p) / 8);
   pL->nBlock = (pL->p.nbuckets + nPer - 1) / nPer;
+  /* cannot fail: both callers have checked the geometry and nPer */
+  (void)cf_view_init(&pL->view, &pL->p, nPer);
 }
 
 /* Buckets per block for a new level: as many as fit in blockSize bytes,
@@ -1305,17 +1310,83 @@ static int ckst_store_rc(ckstore *p) {
   return rc;
 }
 
+/*
+** The common cases work on bucket words of cached blocks through the
+** level's block view (cf_view_*): a lookup, an insert into a free slot of
+** one of the two candidate buckets, a removal.  They take the slots and
+** write the bytes the callback algorithms would (the core guarantees it),
+** so only an insert that must displace fingerprints runs
+** cf_store_insert() over the callbacks.
+*/
+
+/* The level's key of an item. */
+static cf_key ckst_key(const ckst_level *pL, uint64_t hash) {
+  return cf_split(pL->p.nbuckets, pL->view.fp_mask, hash);
+}
+
+/* Load the block of bucket `bucket` of level iLevel and point the level's
+** view at it; *pj = the bucket's index in the block.  On error, the code
+** is also left in p->rcStore (for ckst_store_rc()). */
+static int ckst_bucket(ckstore *p, int iLevel, uint32_t bucket,
+                       ckst_block **ppB, uint32_t *pj) {
+  ckst_level *pL = &p->aLevel[iLevel];
+  uint32_t j = bucket / pL->nPer;
+  int rc = ckst_block_get(p, iLevel, j, ppB);
+  if (rc != SQLITE_OK) {
+    p->rcStore = rc;
+    return rc;
+  }
+  pL->view.table = (*ppB)->a;
+  *pj = bucket - j * pL->nPer;
+  return SQLITE_OK;
+}
+
 /* Does level iLevel hold a fingerprint matching hash?  (-1: error) */
 static int ckst_match(ckstore *p, int iLevel, uint64_t hash) {
-  ckst_access x;
-  cf_store st;
-  int found = 0;
-  ckst_access_init(p, iLevel, &x, &st);
-  if (cf_store_contains(&x.pL->p, &st, cf_key_from(&x.pL->p, hash), &found) !=
-      CF_OK) {
+  ckst_level *pL = &p->aLevel[iLevel];
+  cf_key k = ckst_key(pL, hash);
+  ckst_block *b;
+  uint32_t i2, j;
+  if (ckst_bucket(p, iLevel, k.i1, &b, &j)) return -1;
+  if (cf_view_has(&pL->view, j, k.fp)) return 1;
+  i2 = cf_alt(pL->p.nbuckets, k.i1, k.fp);
+  if (i2 == k.i1) return 0;
+  if (ckst_bucket(p, iLevel, i2, &b, &j)) return -1;
+  return cf_view_has(&pL->view, j, k.fp);
+}
+
+/* Put fp into a free slot of bucket i of level iLevel: 1 if it did, 0 if
+** the bucket is full, -1 on error. */
+static int ckst_put_free(ckstore *p, int iLevel, uint32_t i, uint32_t fp) {
+  ckst_level *pL = &p->aLevel[iLevel];
+  ckst_block *b;
+  uint32_t j;
+  int rc;
+  if (ckst_bucket(p, iLevel, i, &b, &j)) return -1;
+  if (!cf_view_free(&pL->view, j)) return 0;
+  rc = ckst_mark_dirty(p, b);
+  if (rc != SQLITE_OK) {
+    p->rcStore = rc;
     return -1;
   }
-  return found;
+  return cf_view_put(&pL->view, j, fp);
+}
+
+/* Clear one copy of fp from bucket i of level iLevel: 1 if it did, 0 if
+** there is none, -1 on error. */
+static int ckst_del(ckstore *p, int iLevel, uint32_t i, uint32_t fp) {
+  ckst_level *pL = &p->aLevel[iLevel];
+  ckst_block *b;
+  uint32_t j;
+  int rc;
+  if (ckst_bucket(p, iLevel, i, &b, &j)) return -1;
+  if (!cf_view_has(&pL->view, j, fp)) return 0;
+  rc = ckst_mark_dirty(p, b);
+  if (rc != SQLITE_OK) {
+    p->rcStore = rc;
+    return -1;
+  }
+  return cf_view_del(&pL->view, j, fp);
 }
 
 /* Probe every level, newest first (rule 3). */
@@ -1336,11 +1407,21 @@ int ckst_contains(ckstore *p, uint64_t hash, int *pFound) {
 /* Insert into one level and count it; returns a CF_* code (CF_FULL and
 ** CF_TOO_MANY change nothing). */
 static int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
-  ckst_access x;
-  cf_store st;
-  int rc;
-  ckst_access_init(p, iLevel, &x, &st);
-  rc = cf_store_insert(&x.pL->p, &st, cf_key_from(&x.pL->p, hash));
+  ckst_level *pL = &p->aLevel[iLevel];
+  cf_key k = ckst_key(pL, hash);
+  uint32_t i2 = cf_alt(pL->p.nbuckets, k.i1, k.fp);
+  int rc = ckst_put_free(p, iLevel, k.i1, k.fp);
+  if (rc == 0 && i2 != k.i1) rc = ckst_put_free(p, iLevel, i2, k.fp);
+  if (rc < 0) return CF_IOERR;
+  if (rc == 1) {
+    rc = CF_OK;
+  } else {
+    /* both buckets full: the insertion walk over the callbacks */
+    ckst_access x;
+    cf_store st;
+    ckst_access_init(p, iLevel, &x, &st);
+    rc = cf_store_insert(&pL->p, &st, k);
+  }
   if (rc == CF_OK) {
     p->aLevel[iLevel].nCount++;
     p->aLevel[iLevel].bCountDirty = 1;
@@ -1410,8 +1491,8 @@ static int ckst_pin_find(const ckstore *p, uint64_t h);
 /* Remove one copy from the one level where the item matches (rule 3), or
 ** from the level a scan pinned the hash to. */
 int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved) {
-  ckst_access x;
-  cf_store st;
+  const ckst_level *pL;
+  cf_key k;
   int i, iFound = -1, rc;
   *pRemoved = 0;
   /* A hash a scan pinned to a level (ckst_scan_hash) names a fingerprint
@@ -1431,10 +1512,15 @@ int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved) {
   }
   if (iFound < 0) return SQLITE_OK;
 found:
-  ckst_access_init(p, iFound, &x, &st);
-  rc = cf_store_remove(&x.pL->p, &st, cf_key_from(&x.pL->p, hash));
-  if (rc == CF_NOTFOUND) return SQLITE_OK;
-  if (rc != CF_OK) return ckst_store_rc(p);
+  pL = &p->aLevel[iFound];
+  k = ckst_key(pL, hash);
+  rc = ckst_del(p, iFound, k.i1, k.fp);
+  if (rc == 0) {
+    uint32_t i2 = cf_alt(pL->p.nbuckets, k.i1, k.fp);
+    if (i2 != k.i1) rc = ckst_del(p, iFound, i2, k.fp);
+  }
+  if (rc < 0) return ckst_store_rc(p);
+  if (rc == 0) return SQLITE_OK;
   if (p->aLevel[iFound].nCount == 0) {
     return ckst_corrupt(p, "level %d holds an item but its count is 0", iFound);
   }
@@ -1539,6 +1625,7 @@ int ckst_flush(ckstore *p) {
 /* Forget the cache and the configuration (the next use reloads). */
 void ckst_discard(ckstore *p) {
   ckst_cache_clear(p);
+  p->bPagerVersion = 0;
   p->bLoaded = 0;
   p->bChanged = 0;
   p->bCookieBumped = 0;
@@ -1550,11 +1637,10 @@ void ckst_commit(ckstore *p) { p->bCookieBumped = 0; }
 
 /* Another connection may have committed: compare data_version, then the
 ** cookie; on a change, drop the cache and reload. */
-static int ckst_refresh(ckstore *p) {
+static int ckst_refresh_full(ckstore *p) {
   sqlite3_stmt *pStmt = 0;
   sqlite3_int64 v;
   int rc;
-  if (p->nDirty || p->bChanged) return SQLITE_OK; /* we are the writer */
   rc = ckst_read_data_version(p, &v);
   if (rc != SQLITE_OK || v == p->iDataVersion) return rc;
   p->iDataVersion = v;
@@ -1575,6 +1661,31 @@ static int ckst_refresh(ckstore *p) {
                         p->zName);
   }
   return ckst_sqlerr(p, rc);
+}
+
+/*
+** The check above runs two statements; a cursor is opened for every
+** evaluation of a correlated subquery, so it comes first a cheap test.
+** Inside a read transaction on the table's schema (where no other
+** connection's commit can appear any more), the pager's data version
+** (SQLITE_FCNTL_DATA_VERSION, which moves on every change of the file,
+** this connection's included) unchanged since the last full check means
+** nothing to do.
+*/
+static int ckst_refresh(ckstore *p) {
+  unsigned int v = 0;
+  int rc, bPager;
+  if (p->nDirty || p->bChanged) return SQLITE_OK; /* we are the writer */
+  bPager = sqlite3_txn_state(p->db, p->zDb) >= SQLITE_TXN_READ &&
+           sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION, &v) ==
+               SQLITE_OK;
+  if (bPager && p->bPagerVersion && v == p->uPagerVersion) return SQLITE_OK;
+  rc = ckst_refresh_full(p);
+  if (rc == SQLITE_OK && bPager && p->bLoaded) {
+    p->uPagerVersion = v;
+    p->bPagerVersion = 1;
+  }
+  return rc;
 }
 
 /* Load if needed (a failed load leaves nothing loaded); else refresh. */

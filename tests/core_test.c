@@ -29,7 +29,8 @@
 **      with no false negative after fill, delete-half and churn.
 **
 ** Deterministic: every random choice comes from a fixed-seed generator.
-** CUCKOO_SANITIZED=1 in the environment scales the loops down ~5x.
+** CUCKOO_SANITIZED=1 in the environment scales the loops down ~5x;
+** CUCKOO_TEST_SCALE=N by N (make cross, under an emulator).
 ** The last line is "core_test: N passed, N failed".
 */
 #include "cuckoo_filter.h"
@@ -83,6 +84,14 @@ static uint8_t *make_filter(cf_filter *f, uint64_t m, unsigned b, unsigned fp,
   buf = xmalloc((size_t)cf_blob_size(&p));
   cf_init(f, &p, buf);
   return buf;
+}
+
+/* First slot of a decoded bucket holding fp, or -1. */
+static int cf_slot_of_test(const uint32_t *a, unsigned b, uint32_t fp) {
+  unsigned s;
+  for (s = 0; s < b; s++)
+    if (a[s] == fp) return (int)s;
+  return -1;
 }
 
 /* Item id -> key: ids are hashed as SQL integers with the filter's seed. */
@@ -455,7 +464,8 @@ static void test_capacity(void) {
                                   1000, 12345, 1000000, 1500000};
   static const double aEps[] = {0.01, 0.001, 0.0001};
   size_t ic, ie;
-  uint64_t nProbe = 1000000 / (uint64_t)scale;
+  /* the measured rate needs enough probes: at most 5x fewer */
+  uint64_t nProbe = 1000000 / (uint64_t)(scale > 5 ? 5 : scale);
   for (ie = 0; ie < 3; ie++) {
     for (ic = 0; ic < sizeof(aCap) / sizeof(aCap[0]); ic++) {
       uint64_t cap = aCap[ic], i, nFail = 0, nFp = 0;
@@ -1439,10 +1449,18 @@ static void batch_vs_single(uint64_t m, unsigned b, unsigned fp,
   {
     uint64_t *aQ = xmalloc((size_t)(2 * n + 1) * sizeof(uint64_t));
     size_t nFound, nSum = 0;
+    uint64_t nInline = 0;
     for (i = 0; i < 2 * n; i++) {
-      aQ[i] = aHash[i < n ? i : nMax + (i - n)];
+      uint64_t id = i < n ? i : nMax + (i - n);
+      aQ[i] = aHash[id];
       aFound[i] = (uint8_t)cf_contains(&fa, cf_key_of(&fa, aQ[i]));
+      /* the inline single-item path gives the same answers */
+      nInline += cf_contains_hash(&fa, aQ[i]) != aFound[i];
+      nInline += cf_contains_int(&fa, (int64_t)(id * 0x2545f4914f6cdd1dULL)) !=
+                 aFound[i];
     }
+    CHECKF(nInline == 0, "inline lookups m=%llu b=%u f=%u flags=%u: %llu differ",
+           (unsigned long long)m, b, fp, flags, (unsigned long long)nInline);
     nFound = cf_contains_batch(&fb, aQ, (size_t)(2 * n), aGot);
     for (i = 0; i < 2 * n; i++) {
       diff += aGot[i] != aFound[i];
@@ -1650,11 +1668,92 @@ static void test_batch(void) {
   }
 }
 
+/*
+** The whole-bucket paths (64-bit words, 128-bit windows for wider plain
+** buckets) against the field-by-field codec (cf_region_get/set), and the
+** block views against the callback store: for every geometry, a filter
+** filled to failure decodes the same either way and re-encodes to the
+** same bytes; block views of every 8-bucket region answer lookups like
+** the filter, and put/del write what the codec writes.
+*/
+static void words_vs_fields(uint64_t m, unsigned b, unsigned fp,
+                            uint32_t flags) {
+  cf_filter f, v;
+  uint8_t *buf, *copy;
+  uint32_t a[CF_MAX_BUCKET_SIZE], c[CF_MAX_BUCKET_SIZE];
+  uint64_t i, id, bad = 0;
+  unsigned s;
+  g_flags = flags;
+  buf = make_filter(&f, m, b, fp, 77 + fp);
+  g_flags = 0;
+  for (id = 0; id < m * b; id++) {
+    if (cf_insert(&f, key_of_id(&f, id)) != CF_OK) break;
+  }
+  copy = xmalloc(f.table_size);
+  memset(copy, 0, f.table_size);
+  for (i = 0; i < m; i++) {
+    cf_bucket_get(&f, (uint32_t)i, a);
+    cf_region_get(&f.p, f.table, f.table_size, i, c);
+    bad += memcmp(a, c, b * sizeof(uint32_t)) != 0;
+    cf_region_set(&f.p, copy, f.table_size, i, c);
+  }
+  bad += memcmp(copy, f.table, f.table_size) != 0;
+  /* block views of regions of 8 buckets (m a multiple of 8) */
+  CHECK(cf_view_init(&v, &f.p, 8) == CF_OK);
+  for (i = 0; i < m; i++) {
+    uint32_t j = (uint32_t)(i % 8), fp0;
+    uint8_t *r = f.table + (i / 8) * (8 * f.bucket_bits / 8);
+    v.table = r;
+    cf_region_get(&f.p, f.table, f.table_size, i, a);
+    for (s = 0; s < b; s++) {
+      if (a[s]) bad += !cf_view_has(&v, j, a[s]);
+    }
+    bad += cf_view_free(&v, j) != (cf_slot_of_test(a, b, 0) >= 0);
+    fp0 = a[0] ? a[0] : 1;
+    if (cf_view_del(&v, j, fp0)) {
+      /* the codec's removal: first slot holding fp0 cleared */
+      int k = cf_slot_of_test(a, b, fp0);
+      a[k] = 0;
+      cf_region_get(&f.p, f.table, f.table_size, i, c);
+      cf_region_set(&f.p, copy, f.table_size, i, a);
+      cf_region_get(&f.p, copy, f.table_size, i, a);
+      bad += memcmp(a, c, b * sizeof(uint32_t)) != 0;
+      bad += !cf_view_put(&v, j, fp0);
+      cf_region_get(&f.p, f.table, f.table_size, i, c);
+      a[cf_slot_of_test(a, b, 0)] = fp0;
+      cf_region_set(&f.p, copy, f.table_size, i, a);
+      cf_region_get(&f.p, copy, f.table_size, i, a);
+      bad += memcmp(a, c, b * sizeof(uint32_t)) != 0;
+    }
+  }
+  bad += memcmp(copy, f.table, f.table_size) != 0;
+  CHECKF(bad == 0, "words vs fields m=%llu b=%u f=%u flags=%u: %llu bad",
+         (unsigned long long)m, b, fp, flags, (unsigned long long)bad);
+  free(copy);
+  free(buf);
+}
+
+static void test_words(void) {
+  unsigned fp, b;
+  for (b = 2; b <= 8; b *= 2) {
+    for (fp = CF_MIN_FP_BITS; fp <= CF_MAX_FP_BITS; fp++) {
+      words_vs_fields(96, b, fp, 0);
+      words_vs_fields(8, b, fp, 0); /* tiny: windows moved back */
+    }
+  }
+  for (fp = CF_SS_MIN_FP_BITS; fp <= CF_MAX_FP_BITS; fp++) {
+    words_vs_fields(96, 4, fp, CF_FLAG_SEMISORT);
+  }
+}
+
 int main(void) {
   const char *z = getenv("CUCKOO_SANITIZED");
   clock_t t0 = clock();
   tl_zProgram = "core_test";
   if (z && z[0] && strcmp(z, "0") != 0) scale = 5;
+  /* an explicit divisor: make cross runs under qemu with fewer operations */
+  z = getenv("CUCKOO_TEST_SCALE");
+  if (z && atoi(z) > 1) scale = atoi(z);
   test_hashing();
   test_too_many();
   test_determinism();
@@ -1664,6 +1763,7 @@ int main(void) {
   test_semisort();
   test_hash_forms();
   test_batch();
+  test_words();
   test_ss_crafted();
   test_fill();
   test_capacity();

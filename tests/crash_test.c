@@ -297,11 +297,12 @@ static void writer(const char *zFile, int bWal, long nKillAt,
       sqlite3_prepare_v2(db, "INSERT INTO t(item) VALUES(?1)", -1, &sJunk, 0) ||
       sqlite3_prepare_v2(db,
                          "INSERT INTO progress SELECT ?1, "
-                         "cuckoo_table_info('t') ->> 'count', "
-                         "cuckoo_table_info('t') ->> 'levels'",
+                         "json_extract(cuckoo_table_info('t'), '$.count'), "
+                         "json_extract(cuckoo_table_info('t'), '$.levels')",
                          -1, &sProg, 0) ||
-      sqlite3_prepare_v2(db, "SELECT cuckoo_table_info('t') ->> 'levels'", -1,
-                         &sLevels, 0)) {
+      sqlite3_prepare_v2(
+          db, "SELECT json_extract(cuckoo_table_info('t'), '$.levels')", -1,
+          &sLevels, 0)) {
     die(db, "prepare");
   }
   for (nDone = 0, k = K + 1; nDone < 60; k++, nDone++) {
@@ -437,7 +438,7 @@ static int64_t verify(dbstate *d, int iRound) {
   }
   /* 1. integrity */
   check_says_ok(db, "PRAGMA integrity_check", iRound, "integrity_check");
-  if (one_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 't'", &ok) !=
+  if (one_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 't'", &ok) !=
       1) {
     /* killed before the first commit created the table */
     check(ok, iRound, "schema readable", sqlite3_errmsg(db));
@@ -453,15 +454,16 @@ static int64_t verify(dbstate *d, int iRound) {
                      "max(k) FROM progress)",
                      &ok)
            : 0;
-  nCount = one_int(db, "SELECT cuckoo_table_info('t') ->> 'count'", &ok);
+  nCount = one_int(db, "SELECT json_extract(cuckoo_table_info('t'), '$.count')",
+                   &ok);
   snprintf(zMsg, sizeof(zMsg), "table count %lld, batch %lld recorded %lld",
            (long long)nCount, (long long)K, (long long)nRec);
   check(nCount == nRec, iRound, "count of the last committed batch", zMsg);
 
   /* a level added by the lost batch is gone with it */
   {
-    int64_t nLv =
-        one_int(db, "SELECT cuckoo_table_info('t') ->> 'levels'", &ok);
+    int64_t nLv = one_int(
+        db, "SELECT json_extract(cuckoo_table_info('t'), '$.levels')", &ok);
     int64_t nRecLv =
         K ? one_int(db,
                     "SELECT levels FROM progress WHERE k = (SELECT max(k) "
@@ -510,12 +512,13 @@ static int64_t verify(dbstate *d, int iRound) {
            (long long)nJunk);
   check(nJunk <= 3, iRound, "rolled-back savepoint absent", zMsg);
   if (bVerbose) {
-    printf("  round %d (%s): committed batches %lld, count %lld, levels "
-           "%lld, ghosts %lld\n",
-           iRound, d->bWal ? "wal" : "delete", (long long)K, (long long)nCount,
-           (long long)one_int(db, "SELECT cuckoo_table_info('t') ->> 'levels'",
-                              &ok),
-           (long long)nGhost);
+    printf(
+        "  round %d (%s): committed batches %lld, count %lld, levels "
+        "%lld, ghosts %lld\n",
+        iRound, d->bWal ? "wal" : "delete", (long long)K, (long long)nCount,
+        (long long)one_int(
+            db, "SELECT json_extract(cuckoo_table_info('t'), '$.levels')", &ok),
+        (long long)nGhost);
   }
   sqlite3_close(db);
   return K;

@@ -154,7 +154,7 @@ static char *db_dump(sqlite3 *db) {
   int rc;
   sqlite3_str_appendall(pOut, "database\n"); /* never an empty string */
   rc = sqlite3_prepare_v2(
-      db, "SELECT name, type, sql FROM sqlite_schema ORDER BY name, type", -1,
+      db, "SELECT name, type, sql FROM sqlite_master ORDER BY name, type", -1,
       &pTab, 0);
   while (rc == SQLITE_OK && sqlite3_step(pTab) == SQLITE_ROW) {
     const char *zName = (const char *)sqlite3_column_text(pTab, 0);
@@ -216,7 +216,7 @@ static char **cuckoo_tables(sqlite3 *db) {
   int n = 0;
   memset(az, 0, sizeof(char *) * 17);
   if (sqlite3_prepare_v2(db,
-                         "SELECT name FROM sqlite_schema WHERE type = 'table' "
+                         "SELECT name FROM sqlite_master WHERE type = 'table' "
                          "AND sql LIKE 'CREATE VIRTUAL TABLE%USING cuckoo%' "
                          "ORDER BY name",
                          -1, &s, 0) == SQLITE_OK) {

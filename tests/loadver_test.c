@@ -30,8 +30,8 @@ static void check(int ok, const char *zWhat, const char *zGot) {
   tl_check(ok, "%s (got: %s)", zWhat, zGot ? zGot : "(null)");
 }
 
-static int old_version_number(void) { return 3037002; }
-static const char *old_version(void) { return "3.37.2"; }
+static int old_version_number(void) { return 3031000; }
+static const char *old_version(void) { return "3.31.0"; }
 
 int main(void) {
   const char *zExt = getenv("CUCKOO_EXT");
@@ -66,10 +66,9 @@ int main(void) {
   check(rc == SQLITE_ERROR, "old SQLite: load refused with SQLITE_ERROR",
         sqlite3_errstr(rc));
   check(zErr != 0 &&
-            strcmp(zErr, "cuckoo: needs SQLite 3.38.0 or later (this is "
-                         "3.37.2)") == 0,
-        "old SQLite: message names the minimum and the running version",
-        zErr);
+            strcmp(zErr, "cuckoo: needs SQLite 3.31.1 or later (this is "
+                         "3.31.0)") == 0,
+        "old SQLite: message names the minimum and the running version", zErr);
   sqlite3_free(zErr);
   zErr = 0;
 

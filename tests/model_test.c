@@ -43,19 +43,21 @@
 **   3. Only the documented errors: "full" and "too many copies", which
 **      change nothing (the model keeps the old state and is re-checked).
 **      A tiny filter with a fixed capacity can refuse an item below that
-**      capacity (README, Limits): allowed for the fixed-capacity builds.
+**      capacity (docs/reference.md#limits): allowed for the
+**      fixed-capacity builds.
 **   4. cuckoo_merge keeps, per fingerprint and bucket pair, the larger
 **      number of copies of its two arguments (checked on every item's
 **      pair with the core's cf_copies()).  Two different items of one
-**      pair are one fingerprint to a union (README, cuckoo_merge): the
-**      model then keeps as many copies as the filter holds ("merge
-**      collapses" in the report, normally a handful).
+**      pair are one fingerprint to a union
+**      (docs/reference.md#cuckoo_merge): the model then keeps as many
+**      copies as the filter holds ("merge collapses" in the report,
+**      normally a handful).
 **   5. The table mirrors the model: INSERT OR IGNORE adds exactly when a
 **      lookup just before found nothing (changes() agrees); ROLLBACK and
 **      ROLLBACK TO bring back what they undo; a DELETE may leave an item
-**      that matches on several levels in place (README, Growth), so "still
-**      found after its last copy was deleted" is allowed, never "not found
-**      while present".
+**      that matches on several levels in place
+**      (docs/virtual-table.md#growth), so "still found after its last copy
+**      was deleted" is allowed, never "not found while present".
 **   6. cuckoo_check() is 'ok' and PRAGMA integrity_check is 'ok'.
 **   7. False-positive rate: probes of ids never added, counted against
 **      each filter's or table's error_rate: the positives must not exceed
@@ -499,7 +501,8 @@ static void f_init(fsub *F) {
   F->sContains = tl_prep(F->db, "SELECT cuckoo_contains(?1, ?2)");
   F->sCount = tl_prep(F->db, "SELECT cuckoo_count(?1)");
   F->sMerge = tl_prep(F->db, "SELECT cuckoo_merge(?1, ?2)");
-  F->sFpr = tl_prep(F->db, "SELECT cuckoo_info(?1) ->> 'expected_fpr'");
+  F->sFpr =
+      tl_prep(F->db, "SELECT json_extract(cuckoo_info(?1), '$.expected_fpr')");
   f_recreate(F);
 }
 
@@ -915,8 +918,8 @@ static void f_window(fsub *F) {
           (long long)frame + 1, (long long)nBad);
   } else if (bCap && allowed_refusal(sqlite3_errmsg(F->db))) {
     /* A filter with a capacity can refuse an item below its capacity
-    ** when it is tiny (README, Limits): window frames refill one at every
-    ** row, so the rare case shows. */
+    ** when it is tiny (docs/reference.md#limits): window frames refill
+    ** one at every row, so the rare case shows. */
     aChecked[P_ERRORS]++;
     F->nRefused++;
   } else {
@@ -994,8 +997,10 @@ static void v_prepare(vsub *V) {
   V->sUpd = tl_prep(V->db, "UPDATE t SET item = ?2 WHERE item = ?1");
   V->sBulk = tl_prep(V->db, RANGE_CTE
                   "INSERT INTO t(item) SELECT " ITEM_SQL("i") " FROM r");
-  V->sCount = tl_prep(V->db, "SELECT cuckoo_table_info('t') ->> 'count'");
-  V->sFpr = tl_prep(V->db, "SELECT cuckoo_table_info('t') ->> 'expected_fpr'");
+  V->sCount =
+      tl_prep(V->db, "SELECT json_extract(cuckoo_table_info('t'), '$.count')");
+  V->sFpr = tl_prep(
+      V->db, "SELECT json_extract(cuckoo_table_info('t'), '$.expected_fpr')");
 }
 
 static void v_finalize(vsub *V) {
@@ -1413,7 +1418,8 @@ static void v_end_checks(vsub *V) {
   sqlite3_finalize(s);
   PROP_CHECK(P_CHECK, z && strcmp(z, "ok") == 0, "integrity_check: %s", z);
   sqlite3_free(z);
-  lv = one_int(V->db, "SELECT cuckoo_table_info('t') ->> 'levels'");
+  lv =
+      one_int(V->db, "SELECT json_extract(cuckoo_table_info('t'), '$.levels')");
   if ((uint64_t)lv > V->maxLevels) V->maxLevels = (uint64_t)lv;
 }
 

@@ -27,8 +27,7 @@
 **    Operations go through the batched API (cf_hash_int_batch, then
 **    cf_insert_batch / cf_contains_batch / cf_remove_batch on chunks of
 **    CHUNK items); the "1-by-1" column is the single-item path the SQL
-**    functions take (cf_hash_int, cf_key_of, cf_contains per item) on the
-**    50% mix.  bits/item is the bucket array's bits over the items stored;
+**    functions take (the inline cf_contains_int per item) on the 50% mix.  bits/item is the bucket array's bits over the items stored;
 **    FPR is measured on the 0%-positive lookups.  Filters up to 6 MB are
 **    timed 5 times and the best of the 5 is shown (the machine is shared:
 **    the best repetition is the one least disturbed), larger ones once.
@@ -116,8 +115,8 @@ static uint64_t build_full(cf_filter *f, double *pSec) {
 /* nOps lookups, a fraction pct/100 of them positive (ids < nItems),
 ** in random order; returns the number of absent items reported present
 ** and checks that every present one was found.  single: one item at a
-** time through cf_hash_int, cf_key_of and cf_contains, the path of the
-** SQL function. */
+** time through cf_contains_int, the inline single-item path of the SQL
+** functions. */
 static uint64_t lookups(const cf_filter *f, uint64_t nItems, uint64_t nOps,
                         int pct, int single, double *pSec) {
   static int64_t aV[CHUNK];
@@ -142,8 +141,7 @@ static uint64_t lookups(const cf_filter *f, uint64_t nItems, uint64_t nOps,
     t0 = now();
     if (single) {
       for (i = 0; i < k; i++) {
-        aFound[i] = (uint8_t)cf_contains(
-            f, cf_key_of(f, cf_hash_int(f->p.seed, aV[i])));
+        aFound[i] = (uint8_t)cf_contains_int(f, aV[i]);
       }
     } else {
       cf_hash_int_batch(f->p.seed, aV, k, aH);
