@@ -111,6 +111,9 @@ struct ckstore {
   int bCookieBumped;        /* the cookie was bumped in this transaction */
   sqlite3_int64 nBlockRead; /* blocks read from the shadow table */
   int rcStore;              /* error code of a failed cf_store callback */
+  uint64_t *aPend;          /* pending inserts (ckst_insert_later()) */
+  uint32_t nPend, nPendAlloc;
+  int bDrainFailed; /* a drain failed in this transaction */
   sqlite3_stmt *aStmt[CKST_NSTMT];
 };
 
@@ -1317,6 +1320,8 @@ static int ckst_put_free(ckstore *p, int iLevel, uint32_t i, uint32_t fp) {
   uint32_t j;
   int rc;
   if (ckst_bucket(p, iLevel, i, &b, &j)) return -1;
+  /* a dirty block takes fp or stays as it is in one call */
+  if (b->bDirty) return cf_view_put(&pL->view, j, fp);
   if (!cf_view_free(&pL->view, j)) return 0;
   rc = ckst_mark_dirty(p, b);
   if (rc != SQLITE_OK) {
@@ -1345,8 +1350,10 @@ static int ckst_del(ckstore *p, int iLevel, uint32_t i, uint32_t fp) {
 
 /* Probe every level, newest first (rule 3). */
 int ckst_contains(ckstore *p, uint64_t hash, int *pFound) {
-  int i;
+  int i, rc;
   *pFound = 0;
+  rc = ckst_drain(p);
+  if (rc != SQLITE_OK) return rc;
   for (i = p->nLevel - 1; i >= 0; i--) {
     int m = ckst_match(p, i, hash);
     if (m < 0) return ckst_store_rc(p);
@@ -1384,7 +1391,7 @@ static int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
 }
 
 /* Insert one copy (rules 2 and 3); on error nothing was changed. */
-int ckst_insert(ckstore *p, uint64_t hash) {
+static int ckst_insert_now(ckstore *p, uint64_t hash) {
   int rc, i, iLast = p->nLevel - 1;
   const ckst_level *pL;
   /* An item that already matches on an older level gets its new copy
@@ -1432,11 +1439,95 @@ done:
 }
 
 /* Remove one copy from the one level where the item matches (rule 3). */
+/*
+** Pending inserts.  ckst_insert_later() appends the hash to p->aPend;
+** ckst_drain() places the pending items in order, each exactly as
+** ckst_insert() would have placed it then (the same levels, slots and
+** bytes), while the buckets of the items a few places ahead are
+** prefetched on every level whose block is cached: the dependent cache
+** misses of one insert after another overlap.  Every other operation
+** drains first, so no read misses a pending item.  If an item fails, it
+** and the ones after it stay pending (nothing is ever dropped but by
+** ckst_discard()), and every later drain fails the same way until the
+** statement's rollback discards them.
+*/
+#define CKST_AHEAD 12 /* items ahead whose buckets are prefetched */
+
+static void ckst_prefetch_bucket(const ckstore *p, int iLevel, uint32_t i) {
+  const ckst_level *pL = &p->aLevel[iLevel];
+  uint32_t j = i / pL->nPer;
+  const ckst_block *b = ckst_cache_find(p, CKST_ID(iLevel, j));
+  if (b) {
+    uint64_t bit = (uint64_t)(i - j * pL->nPer) * pL->view.bucket_bits;
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(b->a + (bit >> 3), 1);
+#else
+    (void)bit;
+#endif
+  }
+}
+
+static void ckst_prefetch(const ckstore *p, uint64_t hash) {
+  int i;
+  for (i = 0; i < p->nLevel; i++) {
+    const ckst_level *pL = &p->aLevel[i];
+    cf_key k = ckst_key(pL, hash);
+    ckst_prefetch_bucket(p, i, k.i1);
+    ckst_prefetch_bucket(p, i, cf_alt(pL->p.nbuckets, k.i1, k.fp));
+  }
+}
+
+int ckst_drain(ckstore *p) {
+  uint32_t i, n = p->nPend;
+  int rc = SQLITE_OK;
+  for (i = 0; i < n; i++) {
+    if (i + CKST_AHEAD < n) ckst_prefetch(p, p->aPend[i + CKST_AHEAD]);
+    rc = ckst_insert_now(p, p->aPend[i]);
+    if (rc != SQLITE_OK) {
+      p->bDrainFailed = 1;
+      break;
+    }
+  }
+  if (i > 0 && i < n) {
+    memmove(p->aPend, p->aPend + i, sizeof(uint64_t) * (n - i));
+  }
+  p->nPend = n - i;
+  return rc;
+}
+
+int ckst_insert_later(ckstore *p, uint64_t hash) {
+  if (p->nPend == p->nPendAlloc) {
+    uint32_t nNew = p->nPendAlloc ? 2 * p->nPendAlloc : 256;
+    uint64_t *aNew = 0;
+    if (p->nPendAlloc < CKST_PEND_MAX) {
+      if (nNew > CKST_PEND_MAX) nNew = CKST_PEND_MAX;
+      aNew = sqlite3_realloc64(p->aPend, sizeof(uint64_t) * (uint64_t)nNew);
+    }
+    if (aNew) {
+      p->aPend = aNew;
+      p->nPendAlloc = nNew;
+    } else {
+      /* at the bound (or out of memory): place what is pending, then this */
+      int rc = ckst_drain(p);
+      return rc == SQLITE_OK ? ckst_insert_now(p, hash) : rc;
+    }
+  }
+  p->aPend[p->nPend++] = hash;
+  return SQLITE_OK;
+}
+
+int ckst_insert(ckstore *p, uint64_t hash) {
+  int rc = ckst_drain(p);
+  return rc == SQLITE_OK ? ckst_insert_now(p, hash) : rc;
+}
+
 int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved) {
   const ckst_level *pL;
   cf_key k;
   int i, iFound = -1, rc;
   *pRemoved = 0;
+  rc = ckst_drain(p);
+  if (rc != SQLITE_OK) return rc;
   /* The one level that matches (rule 3): an item matching on several
   ** levels is left alone, since one of those matches is another item's
   ** copy and removing it would make that item a false negative. */
@@ -1525,8 +1616,17 @@ static int ckst_flush_blocks(ckstore *p) {
 int ckst_flush(ckstore *p) {
   sqlite3_stmt *pStmt = 0;
   int i, rc;
+  if (p->bDrainFailed && p->nPend == 0) {
+    /* A savepoint rollback inside the failed statement discarded its
+    ** pending inserts: only the whole transaction can be rolled back. */
+    return ckst_error(p, SQLITE_ERROR,
+                      "inserts of a failed statement were discarded by a "
+                      "nested statement's rollback; the transaction must be "
+                      "rolled back");
+  }
   if (!p->bLoaded) return SQLITE_OK;
-  rc = ckst_flush_blocks(p);
+  rc = ckst_drain(p);
+  if (rc == SQLITE_OK) rc = ckst_flush_blocks(p);
   for (i = 0; rc == SQLITE_OK && i < p->nLevel; i++) {
     if (!p->aLevel[i].bCountDirty) continue;
     rc = ckst_stmt(p, CKST_WRITE_COUNT, &pStmt);
@@ -1558,6 +1658,7 @@ int ckst_flush(ckstore *p) {
 /* Forget the cache and the configuration (the next use reloads). */
 void ckst_discard(ckstore *p) {
   ckst_cache_clear(p);
+  p->nPend = 0;
   p->bPagerVersion = 0;
   p->bLoaded = 0;
   p->bChanged = 0;
@@ -1566,6 +1667,11 @@ void ckst_discard(ckstore *p) {
 }
 
 /* The transaction committed: the next change bumps the cookie again. */
+void ckst_rollback(ckstore *p) {
+  ckst_discard(p);
+  p->bDrainFailed = 0;
+}
+
 void ckst_commit(ckstore *p) { p->bCookieBumped = 0; }
 
 /* Another connection may have committed: compare data_version, then the
@@ -1608,7 +1714,9 @@ static int ckst_refresh_full(ckstore *p) {
 static int ckst_refresh(ckstore *p) {
   unsigned int v = 0;
   int rc, bPager;
-  if (p->nDirty || p->bChanged) return SQLITE_OK; /* we are the writer */
+  if (p->nDirty || p->bChanged || p->nPend) {
+    return SQLITE_OK; /* we are the writer */
+  }
   bPager = sqlite3_txn_state(p->db, p->zDb) >= SQLITE_TXN_READ &&
            sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION, &v) ==
                SQLITE_OK;
@@ -1628,7 +1736,11 @@ int ckst_ready(ckstore *p, int bRefresh) {
     if (rc != SQLITE_OK) ckst_discard(p);
     return rc;
   }
-  return bRefresh ? ckst_refresh(p) : SQLITE_OK;
+  if (bRefresh) {
+    int rc = ckst_drain(p);
+    return rc == SQLITE_OK ? ckst_refresh(p) : rc;
+  }
+  return SQLITE_OK;
 }
 
 /* ---------------------------------------------------------------------
@@ -1672,6 +1784,7 @@ void ckst_free(ckstore *p) {
   ckst_cache_clear(p);
   sqlite3_free(p->aSlot);
   sqlite3_free(p->aDirty);
+  sqlite3_free(p->aPend);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
   sqlite3_free(p->zLabel);
@@ -1781,6 +1894,8 @@ int ckst_import(ckstore *p, const void *aBlob, int nBlob) {
   uint64_t nSlots, nTotal = 0;
   int i, rc;
 
+  rc = ckst_drain(p);
+  if (rc != SQLITE_OK) return rc;
   if (cf_open(&f, aBlob, (size_t)(nBlob < 0 ? 0 : nBlob), &zWhy) != CF_OK) {
     return ckst_error(p, SQLITE_ERROR,
                       "the imported value is not a valid cuckoo filter: "
@@ -1973,7 +2088,7 @@ int ckst_check(ckstore *p, char **pzReport) {
   r.nProblem = 0;
   /* Validate the rows as they are now, not as first loaded (unless this
   ** connection has changes not yet written to them). */
-  if (p->nDirty == 0 && !p->bChanged) ckst_discard(p);
+  if (p->nDirty == 0 && !p->bChanged && p->nPend == 0) ckst_discard(p);
   rc = ckst_ready(p, 1);
   if (rc == SQLITE_OK) {
     rc = ckst_check_blocks(p, &r);

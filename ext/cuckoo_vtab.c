@@ -47,6 +47,18 @@
 **      table name (schema "main") or a schema and a table name, find the
 **      table's open store on this connection (connecting it if needed)
 **      and so see this connection's unflushed changes.
+**   7. Bulk inserts are deferred: an INSERT (ABORT or ROLLBACK conflict
+**      mode) outside an explicit transaction only records the item's hash
+**      (ckst_insert_later(); at most CKST_PEND_MAX = 65536 items, 512 KiB,
+**      per table), and the store places the recorded items in order,
+**      with overlapped memory accesses, before any read of the table
+**      (xOpen, xFilter, the companion functions), at xSync and
+**      xSavepoint, and at that bound.  Such a statement is its own
+**      transaction, so a "full" table fails it as a whole wherever the
+**      failure is found (at the latest its commit, xSync), and it changes
+**      nothing.  In explicit transactions, and with OR IGNORE, OR REPLACE
+**      and OR FAIL, every row is placed at once, as each statement's own
+**      outcome depends on it.
 */
 #include "cuckoo_store.h"
 
@@ -437,6 +449,10 @@ static int ckvt_insert(ckvt_table *pTab, sqlite3_value **argv,
     rc = ckst_contains(p, h, &found);
     if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
     if (found) return eConflict == SQLITE_IGNORE ? SQLITE_CONSTRAINT : rc;
+  } else if (eConflict != SQLITE_FAIL && sqlite3_get_autocommit(ckst_db(p))) {
+    /* Deferred (rule 7): a failure now fails the whole statement, which
+    ** is its own transaction, wherever it is reported. */
+    return ckvt_err(pTab, ckst_insert_later(p, h));
   }
   return ckvt_err(pTab, ckst_insert(p, h));
 }
@@ -511,7 +527,7 @@ static int ckvtCommit(sqlite3_vtab *pVtab) {
 }
 
 static int ckvtRollback(sqlite3_vtab *pVtab) {
-  ckst_discard(((ckvt_table *)pVtab)->pStore);
+  ckst_rollback(((ckvt_table *)pVtab)->pStore);
   return SQLITE_OK;
 }
 
