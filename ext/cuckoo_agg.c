@@ -82,22 +82,11 @@
 ** Errors
 */
 
-/* Report an sqlite3_mprintf() message (NULL: out of memory), free it. */
-static void ck_agg_error(sqlite3_context *ctx, char *zMsg, int errCode) {
-  if (zMsg == 0) {
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
-  sqlite3_result_error(ctx, zMsg, -1);
-  sqlite3_free(zMsg);
-  if (errCode != SQLITE_ERROR) sqlite3_result_error_code(ctx, errCode);
-}
-
 /* Return a copy of filter f as the result (f stays with its owner). */
 static void ck_result_copy(sqlite3_context *ctx, const cf_filter *f) {
   void *copy = sqlite3_malloc64(f->blob_size);
   if (copy == 0) {
-    sqlite3_result_error_nomem(ctx);
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
     return;
   }
   memcpy(copy, f->blob, f->blob_size);
@@ -390,19 +379,6 @@ static void ck_agg_fail(ck_agg *p) {
   p->eState = CK_FAILED;
 }
 
-/* Report "cuckoo_agg: <zWhat> (got <v>)". */
-static void ck_agg_bad_arg(sqlite3_context *ctx, const char *zWhat,
-                           sqlite3_value *v) {
-  char *zGot = cksql_describe_value(v);
-  if (zGot == 0) {
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
-  ck_agg_error(ctx, sqlite3_mprintf("cuckoo_agg: %s (got %s)", zWhat, zGot),
-               SQLITE_ERROR);
-  sqlite3_free(zGot);
-}
-
 /* Parameters with every argument at its default (one-argument form). */
 static void ck_agg_defaults(ck_agg *p) {
   cksql_options o;
@@ -414,11 +390,11 @@ static void ck_agg_defaults(ck_agg *p) {
   sqlite3_free(zErr); /* the defaults are always valid */
 }
 
-/* Read and check the parameters on the first row of a group. */
+/* Read and check the parameters on the first row of a group (the same
+** reader as cuckoo_new's). */
 static int ck_agg_init(sqlite3_context *ctx, ck_agg *p, int argc,
                        sqlite3_value **argv) {
-  cksql_options o;
-  char *zErr = 0;
+  cksql_args args;
   int rc;
   p->h.a = p->h.aInline;
   p->h.nAlloc = CK_INLINE;
@@ -426,49 +402,21 @@ static int ck_agg_init(sqlite3_context *ctx, ck_agg *p, int argc,
     ck_agg_defaults(p);
     return SQLITE_OK;
   }
-  p->error_rate = CF_DEFAULT_ERROR_RATE;
-  if (sqlite3_value_type(argv[1]) != SQLITE_NULL) {
-    int t = sqlite3_value_numeric_type(argv[1]);
-    if (t != SQLITE_INTEGER && t != SQLITE_FLOAT) {
-      ck_agg_bad_arg(ctx, "error_rate must be a number > 0 and < 1 or NULL",
-                     argv[1]);
-      return SQLITE_ERROR;
-    }
-    p->error_rate = sqlite3_value_double(argv[1]);
-  }
-  if (argc > 2 && sqlite3_value_type(argv[2]) != SQLITE_NULL) {
-    int t = sqlite3_value_numeric_type(argv[2]);
-    if (t == SQLITE_FLOAT &&
-        sqlite3_value_double(argv[2]) == (double)sqlite3_value_int64(argv[2])) {
-      t = SQLITE_INTEGER;
-    }
-    if (t != SQLITE_INTEGER || sqlite3_value_int64(argv[2]) < 1) {
-      ck_agg_bad_arg(ctx,
-                     "capacity must be a positive integer, or NULL for a "
-                     "filter sized to the group",
-                     argv[2]);
-      return SQLITE_ERROR;
-    }
-    p->capacity = sqlite3_value_int64(argv[2]);
-  }
-  cksql_options_default(&o);
+  rc = cksql_read_args(ctx, "cuckoo_agg", argc > 2 ? argv[2] : 0, argv[1],
+                       argc > 3 ? argv[3] : 0,
+                       ", or NULL for a filter sized to the group", &args);
+  if (rc != SQLITE_OK) return rc;
+  p->capacity = args.capacity;
+  p->error_rate = args.error_rate;
+  p->p = args.params;
   if (argc > 3 && sqlite3_value_type(argv[3]) != SQLITE_NULL) {
-    const char *z = (const char *)sqlite3_value_text(argv[3]);
-    p->zOpts = z ? sqlite3_mprintf("%s", z) : 0;
+    p->zOpts = sqlite3_mprintf("%s", sqlite3_value_text(argv[3]));
     if (p->zOpts == 0) {
-      sqlite3_result_error_nomem(ctx);
+      cksql_result_error(ctx, SQLITE_NOMEM, 0);
       return SQLITE_NOMEM;
     }
-    if (cksql_parse_options("cuckoo_agg", p->zOpts, &o, &zErr) != SQLITE_OK) {
-      ck_agg_error(ctx, zErr, SQLITE_ERROR);
-      return SQLITE_ERROR;
-    }
   }
-  rc = cksql_params(sqlite3_context_db_handle(ctx), "cuckoo_agg",
-                    p->capacity ? p->capacity : 1, p->error_rate, &o, &p->p,
-                    &zErr);
-  if (rc != SQLITE_OK) ck_agg_error(ctx, zErr, rc);
-  return rc;
+  return SQLITE_OK;
 }
 
 /* True if this row's parameters are the first row's (rule 2). */
@@ -501,47 +449,51 @@ static void *ck_agg_alloc(sqlite3_context *ctx, const cf_params *q,
       sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
   void *pNew;
   if (nByte > (sqlite3_uint64)mxLen) {
-    ck_agg_error(ctx,
-                 sqlite3_mprintf("cuckoo_agg: a filter for %lld distinct "
+    cksql_result_error(ctx, SQLITE_TOOBIG, sqlite3_mprintf("cuckoo_agg: a filter for %lld distinct "
                                  "items at error_rate %g needs %llu bytes, "
                                  "more than SQLITE_LIMIT_LENGTH (%d)",
-                                 nItem, error_rate, nByte, mxLen),
-                 SQLITE_TOOBIG);
+                                 nItem, error_rate, nByte, mxLen));
     sqlite3_free(pOld);
     return 0;
   }
   pNew = sqlite3_realloc64(pOld, nByte);
   if (pNew == 0) {
     sqlite3_free(pOld);
-    sqlite3_result_error_nomem(ctx);
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
   }
   return pNew;
 }
 
-/* The "full" error of a fixed capacity.  nPlaced < 0: found before any
-** insertion, when the distinct items outnumber the slots. */
+/* The "full" error of a fixed capacity (the one wording of
+** cksql_full_message): nItem distinct items of the group or frame
+** (zWhere), of which nPlaced were stored when one did not fit; nPlaced < 0:
+** found before any insertion, when the distinct items (at least nItem)
+** outnumber the slots. */
 static void ck_agg_full(sqlite3_context *ctx, const ck_agg *p,
                         const char *zWhere, sqlite3_int64 nItem,
                         sqlite3_int64 nPlaced) {
-  char *zHeld =
-      nPlaced < 0 ? sqlite3_mprintf(
-                        "has only %llu slots",
-                        (unsigned long long)(p->p.nbuckets * p->p.bucket_size))
-                  : sqlite3_mprintf("held only %lld of them", nPlaced);
-  if (zHeld == 0) {
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
-  ck_agg_error(
-      ctx,
-      sqlite3_mprintf("cuckoo_agg: filter is full: the %s has %s%lld distinct "
-                      "items and a filter of capacity %lld (error_rate %g) %s; "
-                      "raise capacity, or pass NULL as capacity for a filter "
-                      "sized to the items",
-                      zWhere, nPlaced < 0 ? "at least " : "", nItem,
-                      p->capacity, p->error_rate, zHeld),
-      SQLITE_ERROR);
-  sqlite3_free(zHeld);
+  uint64_t nSlot = p->p.nbuckets * p->p.bucket_size;
+  char *zWhat =
+      nPlaced < 0
+          ? sqlite3_mprintf("the %s's %lld or more distinct items (more than "
+                            "its %llu slots)",
+                            zWhere, nItem, (unsigned long long)nSlot)
+          : sqlite3_mprintf("%lld of the %s's %lld distinct items",
+                            nItem - nPlaced, zWhere, nItem);
+  char *zRest = sqlite3_mprintf("raise capacity (built for error_rate %g), "
+                                "or pass NULL as capacity for a filter sized "
+                                "to the items",
+                                p->error_rate);
+  cksql_result_error(ctx, SQLITE_ERROR,
+                     zWhat && zRest
+                         ? cksql_full_message("cuckoo_agg",
+                                              nPlaced < 0 ? 0
+                                                          : (uint64_t)nPlaced,
+                                              (uint64_t)p->capacity, zWhat,
+                                              zRest)
+                         : 0);
+  sqlite3_free(zWhat);
+  sqlite3_free(zRest);
 }
 
 /*
@@ -575,15 +527,13 @@ static int ck_agg_build(sqlite3_context *ctx, const ck_agg *p,
   for (;;) {
     if (q.nbuckets >= CF_MAX_BUCKETS) {
       sqlite3_free(buf);
-      ck_agg_error(ctx,
-                   sqlite3_mprintf(
+      cksql_result_error(ctx, SQLITE_ERROR, sqlite3_mprintf(
                        "cuckoo_agg: %lld distinct items are too "
                        "many for one filter (at most about "
                        "%llu with bucket_size=%u)",
                        n,
                        (unsigned long long)(0.9 * 4294967295.0 * q.bucket_size),
-                       q.bucket_size),
-                   SQLITE_ERROR);
+                       q.bucket_size));
       return SQLITE_ERROR;
     }
     buf = ck_agg_alloc(ctx, &q, n, p->error_rate, buf);
@@ -622,7 +572,7 @@ static int ck_win_rebuild(sqlite3_context *ctx, ck_agg *p, sqlite3_int64 cap) {
                         p->error_rate, &o, &q, &zErr);
       if (rc != SQLITE_OK) {
         sqlite3_free(buf);
-        ck_agg_error(ctx, zErr, rc);
+        cksql_result_error(ctx, rc, zErr);
         return rc;
       }
     }
@@ -678,7 +628,7 @@ static int ck_agg_to_window(sqlite3_context *ctx, ck_agg *p) {
     rc = ck_map_add(&p->map, h->a[i], h->aCount ? h->aCount[i] : 1, &isNew);
   }
   if (rc != SQLITE_OK) {
-    sqlite3_result_error_nomem(ctx);
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
     return rc;
   }
   ck_hashes_free(h);
@@ -692,7 +642,7 @@ static int ck_agg_to_window(sqlite3_context *ctx, ck_agg *p) {
 static int ck_win_add(sqlite3_context *ctx, ck_agg *p, uint64_t hash) {
   int isNew, rc;
   if (ck_map_add(&p->map, hash, 1, &isNew) != SQLITE_OK) {
-    sqlite3_result_error_nomem(ctx);
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
     return SQLITE_NOMEM;
   }
   if (!isNew) return SQLITE_OK;
@@ -721,7 +671,7 @@ static int ck_collect_add(sqlite3_context *ctx, ck_agg *p, uint64_t hash) {
   ck_hashes *h = &p->h;
   if (h->n == h->nAlloc) {
     if (ck_hashes_make_room(h) != SQLITE_OK) {
-      sqlite3_result_error_nomem(ctx);
+      cksql_result_error(ctx, SQLITE_NOMEM, 0);
       return SQLITE_NOMEM;
     }
     if (p->capacity) {
@@ -739,13 +689,10 @@ static int ck_collect_add(sqlite3_context *ctx, ck_agg *p, uint64_t hash) {
       q.nbuckets = (uint64_t)(slots / q.bucket_size) + 1;
       if (slots / q.bucket_size >= (double)CF_MAX_BUCKETS ||
           cf_blob_size(&q) > (uint64_t)mxLen) {
-        ck_agg_error(
-            ctx,
-            sqlite3_mprintf("cuckoo_agg: the group has more than %lld distinct "
+        cksql_result_error(ctx, SQLITE_TOOBIG, sqlite3_mprintf("cuckoo_agg: the group has more than %lld distinct "
                             "items; their filter would exceed "
                             "SQLITE_LIMIT_LENGTH (%d bytes)",
-                            h->nSorted, mxLen),
-            SQLITE_TOOBIG);
+                            h->nSorted, mxLen));
         return SQLITE_TOOBIG;
       }
     }
@@ -759,7 +706,7 @@ static void ck_agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   uint64_t hash;
   int rc;
   if (p == 0) {
-    sqlite3_result_error_nomem(ctx);
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
     return;
   }
   if (p->eState == CK_FAILED) return;
@@ -771,19 +718,17 @@ static void ck_agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     }
     p->eState = CK_COLLECT;
   } else if (argc > 1 && !ck_agg_same(p, argc, argv)) {
-    ck_agg_error(ctx,
-                 sqlite3_mprintf("cuckoo_agg: error_rate, capacity and "
+    cksql_result_error(ctx, SQLITE_ERROR, sqlite3_mprintf("cuckoo_agg: error_rate, capacity and "
                                  "options must be the same on every row of "
                                  "a group (row %lld differs from the first)",
-                                 p->nRow),
-                 SQLITE_ERROR);
+                                 p->nRow));
     ck_agg_fail(p);
     return;
   }
   rc = cksql_hash_value(argv[0], p->p.seed, &hash);
   if (rc == SQLITE_DONE) return;
   if (rc != SQLITE_OK) {
-    sqlite3_result_error_nomem(ctx);
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
     ck_agg_fail(p);
     return;
   }
@@ -826,7 +771,7 @@ static void ck_agg_inverse(sqlite3_context *ctx, int argc,
   if (rc == SQLITE_OK) {
     rc = ck_win_remove(ctx, p, hash);
   } else {
-    sqlite3_result_error_nomem(ctx);
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
   }
   if (rc != SQLITE_OK) ck_agg_fail(p);
 }
@@ -854,7 +799,7 @@ static void ck_agg_final(sqlite3_context *ctx) {
   }
   if (p->eState == CK_COLLECT) {
     if (ck_hashes_compact(&p->h) != SQLITE_OK) {
-      sqlite3_result_error_nomem(ctx);
+      cksql_result_error(ctx, SQLITE_NOMEM, 0);
     } else {
       sqlite3_free(p->h.aCount);
       p->h.aCount = 0;
@@ -884,10 +829,11 @@ static void ck_union_step(sqlite3_context *ctx, int argc,
                           sqlite3_value **argv) {
   ck_union *u = sqlite3_aggregate_context(ctx, sizeof(ck_union));
   cf_filter src;
+  uint64_t nStored;
   int rc;
   (void)argc;
   if (u == 0) {
-    sqlite3_result_error_nomem(ctx);
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
     return;
   }
   if (u->failed) return;
@@ -898,7 +844,7 @@ static void ck_union_step(sqlite3_context *ctx, int argc,
   if (!u->hasFilter) {
     void *buf = sqlite3_malloc64(src.blob_size);
     if (buf == 0) {
-      sqlite3_result_error_nomem(ctx);
+      cksql_result_error(ctx, SQLITE_NOMEM, 0);
       goto failed;
     }
     memcpy(buf, src.blob, src.blob_size);
@@ -907,37 +853,33 @@ static void ck_union_step(sqlite3_context *ctx, int argc,
     u->hasFilter = 1;
     return;
   }
+  nStored = u->f.count;
   rc = cf_merge(&u->f, &src);
   if (rc == CF_OK) return;
   if (rc == CF_MISMATCH) {
-    const cf_params *a = &u->f.p, *b = &src.p;
-    ck_agg_error(
-        ctx,
-        sqlite3_mprintf(
-            "cuckoo_union: filters are not compatible: the first filter "
-            "has buckets=%llu bucket_size=%u fingerprint_bits=%u "
-            "variant=%s seed=%llu, the filter of row %lld has "
-            "buckets=%llu bucket_size=%u fingerprint_bits=%u variant=%s "
-            "seed=%llu; only filters made with the same capacity, "
-            "error_rate and options can be united",
-            (unsigned long long)a->nbuckets, a->bucket_size, a->fp_bits,
-            (a->flags & CF_FLAG_SEMISORT) ? "semisort" : "plain",
-            (unsigned long long)a->seed, u->nRow,
-            (unsigned long long)b->nbuckets, b->bucket_size, b->fp_bits,
-            (b->flags & CF_FLAG_SEMISORT) ? "semisort" : "plain",
-            (unsigned long long)b->seed),
-        SQLITE_ERROR);
+    char *zA = cksql_geometry(&u->f.p), *zB = cksql_geometry(&src.p);
+    cksql_result_error(
+        ctx, SQLITE_ERROR,
+        zA && zB ? sqlite3_mprintf("cuckoo_union: filters are not compatible: "
+                                   "the first filter has %s, the filter of "
+                                   "row %lld has %s; only filters made with "
+                                   "the same capacity, error_rate and "
+                                   "options can be united",
+                                   zA, u->nRow, zB)
+                 : 0);
+    sqlite3_free(zA);
+    sqlite3_free(zB);
   } else if (rc == CF_FULL || rc == CF_TOO_MANY) {
-    ck_agg_error(ctx,
-                 sqlite3_mprintf("cuckoo_union: the union does not fit: "
-                                 "filter is full (%llu items, capacity %llu) "
-                                 "at row %lld; build the filters with a "
-                                 "larger capacity",
-                                 (unsigned long long)u->f.count,
-                                 (unsigned long long)u->f.p.capacity, u->nRow),
-                 SQLITE_ERROR);
+    char *zWhat = sqlite3_mprintf("the filter of row %lld", u->nRow);
+    cksql_result_error(ctx, SQLITE_ERROR,
+                       zWhat ? cksql_full_message(
+                                   "cuckoo_union", nStored, u->f.p.capacity,
+                                   zWhat,
+                                   "build the filters with a larger capacity")
+                             : 0);
+    sqlite3_free(zWhat);
   } else {
-    cksql_result_cf_error(ctx, "cuckoo_union", rc, &u->f);
+    cksql_result_cf_error(ctx, "cuckoo_union", rc, &u->f, nStored, "");
   }
 failed:
   if (u->hasFilter) sqlite3_free(u->f.blob);
@@ -952,12 +894,10 @@ static void ck_union_inverse(sqlite3_context *ctx, int argc,
   if (u == 0 || u->failed || sqlite3_value_type(argv[0]) == SQLITE_NULL) {
     return;
   }
-  ck_agg_error(ctx,
-               sqlite3_mprintf("cuckoo_union: a filter cannot be taken back "
+  cksql_result_error(ctx, SQLITE_ERROR, sqlite3_mprintf("cuckoo_union: a filter cannot be taken back "
                                "out of a union; as a window function "
                                "cuckoo_union needs a frame that starts at "
-                               "UNBOUNDED PRECEDING"),
-               SQLITE_ERROR);
+                               "UNBOUNDED PRECEDING"));
   if (u->hasFilter) sqlite3_free(u->f.blob);
   u->hasFilter = 0;
   u->failed = 1;

@@ -116,19 +116,28 @@ uint64_t cf_buckets_for(uint64_t capacity, unsigned bucket_size,
   return m;
 }
 
-int cf_params_check(const cf_params *p) {
-  if (p->bucket_size != 2 && p->bucket_size != 4 && p->bucket_size != 8)
-    return CF_RANGE;
+/* The one validation of a geometry, shared by cf_params_check() and
+** cf_open(): NULL if *p is valid, else what is wrong with it. */
+static const char *cf_params_why(const cf_params *p) {
+  if (p->flags & ~CF_FLAG_KNOWN)
+    return "unknown flag bits in header (only bit 0, semi-sorted, is defined)";
+  if (!cf_bucket_size_ok(p->bucket_size))
+    return "bucket size must be 2, 4 or 8";
   if (p->fp_bits < CF_MIN_FP_BITS || p->fp_bits > CF_MAX_FP_BITS)
-    return CF_RANGE;
-  if (p->nbuckets < 1 || p->nbuckets >= CF_MAX_BUCKETS) return CF_RANGE;
-  if (p->flags & ~CF_FLAG_KNOWN) return CF_RANGE;
-  if ((p->flags & CF_FLAG_SEMISORT) &&
-      (p->bucket_size != 4 || p->fp_bits < CF_SS_MIN_FP_BITS))
-    return CF_RANGE;
+    return "fingerprint bits must be 4..32";
+  if ((p->flags & CF_FLAG_SEMISORT) && p->bucket_size != 4)
+    return "semi-sorted buckets need bucket size 4";
+  if ((p->flags & CF_FLAG_SEMISORT) && p->fp_bits < CF_SS_MIN_FP_BITS)
+    return "semi-sorted buckets need fingerprint bits 5..32";
+  if (p->nbuckets < 1 || p->nbuckets >= CF_MAX_BUCKETS)
+    return "bucket count must be 1..4294967294";
   if (p->capacity < 1 || p->capacity > p->nbuckets * p->bucket_size)
-    return CF_RANGE;
-  return CF_OK;
+    return "capacity must be 1..buckets*bucket_size";
+  return 0;
+}
+
+int cf_params_check(const cf_params *p) {
+  return cf_params_why(p) ? CF_RANGE : CF_OK;
 }
 
 /*
@@ -140,14 +149,14 @@ int cf_params_check(const cf_params *p) {
 ** up to 2^25 buckets); b = 2, f = 6 at 72% (f = 7: 85%).  b = 8 never
 ** gets fewer than 5 bits from the error rate.
 */
-static unsigned cf_min_fp_bits(unsigned bucket_size) {
+unsigned cf_min_fp_bits(unsigned bucket_size) {
   return bucket_size == 2 ? 7 : 5;
 }
 
 int cf_params_for(cf_params *p, uint64_t capacity, double error_rate,
                   unsigned bucket_size, uint64_t seed) {
   memset(p, 0, sizeof(*p));
-  if (bucket_size != 2 && bucket_size != 4 && bucket_size != 8) return CF_RANGE;
+  if (!cf_bucket_size_ok(bucket_size)) return CF_RANGE;
   p->bucket_size = bucket_size;
   p->fp_bits = cf_fp_bits_for(error_rate, bucket_size);
   if (p->fp_bits == 0) return CF_RANGE;
@@ -259,6 +268,7 @@ int cf_init(cf_filter *f, const cf_params *p, void *buf) {
 int cf_open(cf_filter *f, const void *buf, size_t n, const char **pzWhy) {
   const uint8_t *b = (const uint8_t *)buf;
   cf_params p;
+  const char *zBad;
   uint64_t table_bits, used_bits;
   if (pzWhy) *pzWhy = 0;
   memset(f, 0, sizeof(*f));
@@ -274,21 +284,8 @@ int cf_open(cf_filter *f, const void *buf, size_t n, const char **pzWhy) {
   p.nbuckets = cf_get_u64(b + 8);
   p.capacity = cf_get_u64(b + 16);
   p.seed = cf_get_u64(b + 32);
-  if (p.flags & ~CF_FLAG_KNOWN)
-    CF_FAIL("unknown flag bits in header (only bit 0, semi-sorted, is "
-            "defined)");
-  if (p.bucket_size != 2 && p.bucket_size != 4 && p.bucket_size != 8)
-    CF_FAIL("bucket size must be 2, 4 or 8");
-  if (p.fp_bits < CF_MIN_FP_BITS || p.fp_bits > CF_MAX_FP_BITS)
-    CF_FAIL("fingerprint bits must be 4..32");
-  if ((p.flags & CF_FLAG_SEMISORT) && p.bucket_size != 4)
-    CF_FAIL("semi-sorted buckets need bucket size 4");
-  if ((p.flags & CF_FLAG_SEMISORT) && p.fp_bits < CF_SS_MIN_FP_BITS)
-    CF_FAIL("semi-sorted buckets need fingerprint bits 5..32");
-  if (p.nbuckets < 1 || p.nbuckets >= CF_MAX_BUCKETS)
-    CF_FAIL("bucket count must be 1..4294967294");
-  if (p.capacity < 1 || p.capacity > p.nbuckets * p.bucket_size)
-    CF_FAIL("capacity must be 1..buckets*bucket_size");
+  zBad = cf_params_why(&p);
+  if (zBad) CF_FAIL(zBad);
   if ((uint64_t)(n - CF_HEADER_SIZE) != cf_table_size(&p))
     CF_FAIL("length does not match the header's geometry");
   f->p = p;

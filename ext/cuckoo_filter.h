@@ -150,6 +150,8 @@ typedef struct cf_key {
 ** CF_RANGE.
 */
 unsigned cf_fp_bits_for(double error_rate, unsigned bucket_size);
+/* The fewest fingerprint bits cf_params_for() gives: 7 for b = 2, else 5. */
+unsigned cf_min_fp_bits(unsigned bucket_size);
 uint64_t cf_buckets_for(uint64_t capacity, unsigned bucket_size,
                         unsigned fp_bits);
 int cf_params_for(cf_params *p, uint64_t capacity, double error_rate,

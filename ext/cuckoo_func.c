@@ -6,6 +6,7 @@
 **   cuckoo_contains(filter, item)                      -> 1 / 0
 **   cuckoo_remove(filter, item [, item ...])           -> filter
 **   cuckoo_count(filter)                               -> integer
+**   cuckoo_count(filter, item)                         -> integer
 **   cuckoo_info(filter)                                -> JSON text
 **   cuckoo_merge(a, b)                                 -> filter
 **   cuckoo_version()                                   -> text
@@ -29,35 +30,22 @@
 **      constant) is a private copy made and kept for the whole statement.
 **      A filter that changes per row is never copied.
 **   6. All functions are DETERMINISTIC and INNOCUOUS.
+**   7. cuckoo_count(filter, item) is the number of copies of the item's
+**      fingerprint in its two buckets (like RedisBloom's CF.COUNT): never
+**      below the number of copies added, and exactly that number unless
+**      another item shares the fingerprint and the buckets (then their
+**      copies add up).  0 for an absent item; NULL for a NULL item.
 */
 #include "cuckoo_sql.h"
 
+#include <math.h>
 #include <string.h>
-
-/* Report an sqlite3_mprintf()-made message (or OOM) and free it. */
-static void ck_error(sqlite3_context *ctx, char *zMsg) {
-  if (zMsg == 0) {
-    sqlite3_result_error_nomem(ctx);
-  } else {
-    sqlite3_result_error(ctx, zMsg, -1);
-    sqlite3_free(zMsg);
-  }
-}
-
-/* Report "zFunc: <zMust> (got <v>)" for a bad argument value. */
-static void ck_bad_arg(sqlite3_context *ctx, const char *zFunc,
-                       const char *zMust, sqlite3_value *v) {
-  char *zGot = cksql_describe_value(v);
-  ck_error(ctx,
-           zGot ? sqlite3_mprintf("%s: %s (got %s)", zFunc, zMust, zGot) : 0);
-  sqlite3_free(zGot);
-}
 
 /* Copy a validated filter into a fresh sqlite3_malloc64 buffer. */
 static int ck_copy(sqlite3_context *ctx, cf_filter *f) {
   uint8_t *p = sqlite3_malloc64(f->blob_size);
   if (p == 0) {
-    sqlite3_result_error_nomem(ctx);
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
     return SQLITE_NOMEM;
   }
   memcpy(p, f->blob, f->blob_size);
@@ -73,64 +61,21 @@ static void ck_result_filter(sqlite3_context *ctx, cf_filter *f) {
 ** cuckoo_new(capacity [, error_rate [, options]])
 */
 static void ck_new(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  sqlite3_int64 capacity;
-  double error_rate = CF_DEFAULT_ERROR_RATE;
-  cksql_options o;
-  cf_params p;
+  cksql_args args;
   cf_filter f;
-  char *zErr = 0;
   void *buf;
-  int rc, t;
 
-  cksql_options_default(&o);
-  t = sqlite3_value_numeric_type(argv[0]);
-  if (t == SQLITE_NULL) return;
-  if (t == SQLITE_FLOAT &&
-      sqlite3_value_double(argv[0]) == (double)sqlite3_value_int64(argv[0])) {
-    t = SQLITE_INTEGER;
-  }
-  if (t != SQLITE_INTEGER || sqlite3_value_int64(argv[0]) < 1) {
-    ck_bad_arg(ctx, "cuckoo_new", "capacity must be a positive integer",
-               argv[0]);
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return;
+  if (cksql_read_args(ctx, "cuckoo_new", argv[0], argc > 1 ? argv[1] : 0,
+                      argc > 2 ? argv[2] : 0, "", &args) != SQLITE_OK) {
     return;
   }
-  capacity = sqlite3_value_int64(argv[0]);
-  if (argc > 1 && sqlite3_value_type(argv[1]) != SQLITE_NULL) {
-    t = sqlite3_value_numeric_type(argv[1]);
-    if (t != SQLITE_INTEGER && t != SQLITE_FLOAT) {
-      ck_bad_arg(ctx, "cuckoo_new", "error_rate must be a number > 0 and < 1",
-                 argv[1]);
-      return;
-    }
-    error_rate = sqlite3_value_double(argv[1]);
-  }
-  if (argc > 2 && sqlite3_value_type(argv[2]) != SQLITE_NULL) {
-    if (sqlite3_value_type(argv[2]) != SQLITE_TEXT) {
-      ck_bad_arg(ctx, "cuckoo_new",
-                 "options must be TEXT such as 'bucket_size=8, seed=7'",
-                 argv[2]);
-      return;
-    }
-    if (cksql_parse_options("cuckoo_new",
-                            (const char *)sqlite3_value_text(argv[2]), &o,
-                            &zErr) != SQLITE_OK) {
-      ck_error(ctx, zErr);
-      return;
-    }
-  }
-  rc = cksql_params(sqlite3_context_db_handle(ctx), "cuckoo_new", capacity,
-                    error_rate, &o, &p, &zErr);
-  if (rc != SQLITE_OK) {
-    ck_error(ctx, zErr);
-    if (rc == SQLITE_TOOBIG) sqlite3_result_error_code(ctx, SQLITE_TOOBIG);
-    return;
-  }
-  buf = sqlite3_malloc64(cf_blob_size(&p));
+  buf = sqlite3_malloc64(cf_blob_size(&args.params));
   if (buf == 0) {
-    sqlite3_result_error_nomem(ctx);
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
     return;
   }
-  cf_init(&f, &p, buf);
+  cf_init(&f, &args.params, buf);
   ck_result_filter(ctx, &f);
 }
 
@@ -138,23 +83,27 @@ static void ck_new(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 ** Add (isAdd) or remove one copy of each of the items aHash[0..n) in
 ** order, through the core's batches (the same bytes as one at a time).
 ** Returns CF_OK, the first failed insert's code, or CF_CORRUPT if a
-** removal found a copy while the count was 0.  (A count that reaches 0
+** removal found a copy while the count was 0, with the index of the item
+** that failed in *piBad.  (A count that reaches 0
 ** stays 0, so the removals that failed that way are exactly the ones not
 ** done whose item is still present at the end.)
 */
 #define CK_UPDATE_CHUNK 64 /* items hashed and handed over at a time */
 static int ck_update_batch(cf_filter *f, int isAdd, const uint64_t *aHash,
-                           size_t n) {
+                           size_t n, size_t *piBad) {
   uint8_t aDone[CK_UPDATE_CHUNK];
   size_t i;
   int rc = CF_OK;
   if (isAdd) {
-    cf_insert_batch(f, aHash, n, &rc);
+    *piBad = cf_insert_batch(f, aHash, n, &rc);
     return rc;
   }
   if (cf_remove_batch(f, aHash, n, aDone) < n && f->count == 0) {
     for (i = 0; i < n; i++) {
-      if (!aDone[i] && cf_contains_hash(f, aHash[i])) return CF_CORRUPT;
+      if (!aDone[i] && cf_contains_hash(f, aHash[i])) {
+        *piBad = i;
+        return CF_CORRUPT;
+      }
     }
   }
   return CF_OK;
@@ -171,37 +120,51 @@ static void ck_update(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   int isAdd = sqlite3_user_data(ctx) != 0;
   const char *zFunc = isAdd ? "cuckoo_add" : "cuckoo_remove";
   uint64_t aHash[CK_UPDATE_CHUNK];
-  size_t nHash = 0;
+  int aArg[CK_UPDATE_CHUNK]; /* the argument of each hash */
+  size_t nHash = 0, iBad = 0;
   cf_filter f;
+  uint64_t nStored;
   int i, rc, rcHash;
 
   if (argc < 2) {
-    ck_error(ctx, sqlite3_mprintf("%s: needs a filter and at least one item "
-                                  "(got %d argument%s)",
-                                  zFunc, argc, argc == 1 ? "" : "s"));
+    cksql_result_error(ctx, SQLITE_ERROR,
+                       sqlite3_mprintf("%s: needs a filter and at least one "
+                                       "item (got %d argument%s)",
+                                       zFunc, argc, argc == 1 ? "" : "s"));
     return;
   }
   rc = cksql_open_arg(ctx, zFunc, 0, argv[0], &f);
   if (rc != SQLITE_OK) return; /* NULL -> NULL, or error reported */
   if (ck_copy(ctx, &f) != SQLITE_OK) return;
+  nStored = f.count;
   for (i = 1; i <= argc; i++) {
     rcHash = SQLITE_OK;
     if (i < argc) {
       rcHash = cksql_hash_value(argv[i], f.p.seed, &aHash[nHash]);
       if (rcHash == SQLITE_DONE) continue;
-      if (rcHash == SQLITE_OK) nHash++;
+      if (rcHash == SQLITE_OK) aArg[nHash++] = i;
     }
     if (nHash == CK_UPDATE_CHUNK || i == argc || rcHash != SQLITE_OK) {
-      rc = ck_update_batch(&f, isAdd, aHash, nHash);
+      rc = ck_update_batch(&f, isAdd, aHash, nHash, &iBad);
       nHash = 0;
       if (rc != CF_OK) {
-        cksql_result_cf_error(ctx, zFunc, rc, &f);
+        int iArg = aArg[iBad];
+        char *zItem = cksql_describe_value(argv[iArg]);
+        char *zWhat =
+            zItem ? sqlite3_mprintf("argument %d (%s)", iArg + 1, zItem) : 0;
+        if (zWhat == 0) {
+          cksql_result_error(ctx, SQLITE_NOMEM, 0);
+        } else {
+          cksql_result_cf_error(ctx, zFunc, rc, &f, nStored, zWhat);
+        }
+        sqlite3_free(zItem);
+        sqlite3_free(zWhat);
         sqlite3_free(f.blob);
         return;
       }
       if (rcHash != SQLITE_OK) {
         sqlite3_free(f.blob);
-        sqlite3_result_error_nomem(ctx);
+        cksql_result_error(ctx, SQLITE_NOMEM, 0);
         return;
       }
     }
@@ -245,7 +208,7 @@ static void ck_contains(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     rc = cksql_hash_value(argv[1], f->p.seed, &h);
     if (rc == SQLITE_DONE) return;
     if (rc != SQLITE_OK) {
-      sqlite3_result_error_nomem(ctx);
+      cksql_result_error(ctx, SQLITE_NOMEM, 0);
       return;
     }
     sqlite3_result_int(ctx, cf_contains_hash(f, h));
@@ -275,35 +238,80 @@ static void ck_contains(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   }
 }
 
-/* cuckoo_count(filter) */
+/* cuckoo_count(filter) and cuckoo_count(filter, item): see rule 7. */
 static void ck_count(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   cf_filter f;
-  (void)argc;
+  uint64_t h;
+  int rc;
   if (cksql_open_arg(ctx, "cuckoo_count", 0, argv[0], &f) != SQLITE_OK) return;
-  sqlite3_result_int64(ctx, (sqlite3_int64)f.count);
+  if (argc == 1) {
+    sqlite3_result_int64(ctx, (sqlite3_int64)f.count);
+    return;
+  }
+  rc = cksql_hash_value(argv[1], f.p.seed, &h);
+  if (rc == SQLITE_DONE) return;
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_result_int(ctx, (int)cf_copies(&f, cf_key_of(&f, h)));
 }
 
-/* cuckoo_info(filter): a JSON object describing the filter. */
+/*
+** cuckoo_info(filter): a JSON object describing the filter.
+**
+** The BLOB does not store the error_rate the filter was made for, only
+** its fingerprint bits f, chosen as the smallest f with 2^f >= 2b /
+** error_rate (at least cf_min_fp_bits(b)).  So the error_rate is known to
+** lie in "error_rate_range" [2b/2^f, 2b/2^(f-1)), and when f is the
+** minimum every looser error_rate up to 1 gives the same filter: then
+** "error_rate_note" says so, with "fpr_at_capacity", the false-positive
+** rate expected when capacity items are stored, which a loose error_rate
+** overstates.
+*/
 static void ck_info(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   cf_filter f;
-  char *z;
-  double slots;
+  char *z, *zNote = 0;
+  double slots, lo, hi, fprCap;
+  unsigned b, fp;
   (void)argc;
   if (cksql_open_arg(ctx, "cuckoo_info", 0, argv[0], &f) != SQLITE_OK) return;
-  slots = (double)f.p.nbuckets * f.p.bucket_size;
+  b = f.p.bucket_size;
+  fp = f.p.fp_bits;
+  slots = (double)f.p.nbuckets * b;
+  lo = ldexp(2.0 * b, -(int)fp);
+  hi = fp == cf_min_fp_bits(b) ? 1.0 : 2.0 * lo;
+  if (hi > 1.0) hi = 1.0;
+  fprCap = 1.0 - pow(1.0 - ((double)f.p.capacity / slots) /
+                               (ldexp(1.0, (int)fp) - 1.0),
+                     2.0 * b);
+  if (fp == cf_min_fp_bits(b)) {
+    zNote = sqlite3_mprintf(
+        ",\"error_rate_note\":\"%u-bit fingerprints are the fewest bucket_size "
+        "%u uses: any error_rate of %!.6g or more gives this filter, whose "
+        "false-positive rate at capacity is about %!.3g, however loose the "
+        "error_rate asked for\"",
+        fp, b, lo, fprCap);
+    if (zNote == 0) {
+      cksql_result_error(ctx, SQLITE_NOMEM, 0);
+      return;
+    }
+  }
   z = sqlite3_mprintf(
       "{\"version\":%d,\"variant\":\"%s\",\"capacity\":%llu,"
       "\"buckets\":%llu,\"bucket_size\":%u,\"fingerprint_bits\":%u,"
       "\"count\":%llu,\"load_factor\":%!.6g,\"bytes\":%llu,"
-      "\"bits_per_item\":%!.6g,\"expected_fpr\":%!.6g,\"seed\":%llu}",
+      "\"bits_per_item\":%!.6g,\"expected_fpr\":%!.6g,\"seed\":%llu,"
+      "\"error_rate_range\":[%!.6g,%!.6g],\"fpr_at_capacity\":%!.6g%s}",
       CF_VERSION, f.semisort ? "semisort" : "plain",
-      (unsigned long long)f.p.capacity, (unsigned long long)f.p.nbuckets,
-      f.p.bucket_size, f.p.fp_bits, (unsigned long long)f.count,
-      (double)f.count / slots, (unsigned long long)f.blob_size,
+      (unsigned long long)f.p.capacity, (unsigned long long)f.p.nbuckets, b, fp,
+      (unsigned long long)f.count, (double)f.count / slots,
+      (unsigned long long)f.blob_size,
       (double)f.table_size * 8.0 / (double)f.p.capacity, cf_expected_fpr(&f),
-      (unsigned long long)f.p.seed);
+      (unsigned long long)f.p.seed, lo, hi, fprCap, zNote ? zNote : "");
+  sqlite3_free(zNote);
   if (z == 0) {
-    sqlite3_result_error_nomem(ctx);
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
     return;
   }
   sqlite3_result_text(ctx, z, -1, sqlite3_free);
@@ -312,30 +320,32 @@ static void ck_info(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 /* cuckoo_merge(a, b): the union of two compatible filters. */
 static void ck_merge(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   cf_filter a, b;
+  uint64_t nStored;
   int rc;
   (void)argc;
   if (cksql_open_arg(ctx, "cuckoo_merge", 0, argv[0], &a) != SQLITE_OK) return;
   if (cksql_open_arg(ctx, "cuckoo_merge", 1, argv[1], &b) != SQLITE_OK) return;
   if (ck_copy(ctx, &a) != SQLITE_OK) return;
+  nStored = a.count;
   rc = cf_merge(&a, &b);
+  if (rc == CF_MISMATCH) {
+    char *zA = cksql_geometry(&a.p), *zB = cksql_geometry(&b.p);
+    cksql_result_error(
+        ctx, SQLITE_ERROR,
+        zA && zB ? sqlite3_mprintf("cuckoo_merge: filters are not compatible: "
+                                   "argument 1 has %s, argument 2 has %s; "
+                                   "only filters made with the same "
+                                   "capacity, error_rate and options can "
+                                   "be merged",
+                                   zA, zB)
+                 : 0);
+    sqlite3_free(zA);
+    sqlite3_free(zB);
+  } else if (rc != CF_OK) {
+    cksql_result_cf_error(ctx, "cuckoo_merge", rc, &a, nStored,
+                          "the items of argument 2");
+  }
   if (rc != CF_OK) {
-    if (rc == CF_MISMATCH) {
-      ck_error(
-          ctx,
-          sqlite3_mprintf(
-              "cuckoo_merge: filters are not compatible: argument 1 has "
-              "buckets=%llu bucket_size=%u fingerprint_bits=%u "
-              "variant=%s seed=%llu, argument 2 has buckets=%llu "
-              "bucket_size=%u fingerprint_bits=%u variant=%s seed=%llu;"
-              " only filters made with the same capacity, error_rate "
-              "and options can be merged",
-              (unsigned long long)a.p.nbuckets, a.p.bucket_size, a.p.fp_bits,
-              a.semisort ? "semisort" : "plain", (unsigned long long)a.p.seed,
-              (unsigned long long)b.p.nbuckets, b.p.bucket_size, b.p.fp_bits,
-              b.semisort ? "semisort" : "plain", (unsigned long long)b.p.seed));
-    } else {
-      cksql_result_cf_error(ctx, "cuckoo_merge", rc, &a);
-    }
     sqlite3_free(a.blob);
     return;
   }
@@ -362,6 +372,7 @@ int cuckoo_register_functions(sqlite3 *db) {
       {"cuckoo_remove", -1, 0, ck_update},
       {"cuckoo_contains", 2, 0, ck_contains},
       {"cuckoo_count", 1, 0, ck_count},
+      {"cuckoo_count", 2, 0, ck_count},
       {"cuckoo_info", 1, 0, ck_info},
       {"cuckoo_merge", 2, 0, ck_merge},
       {"cuckoo_version", 0, 0, ck_version},

@@ -76,10 +76,66 @@ int cksql_params(sqlite3 *db, const char *zWho, sqlite3_int64 capacity,
                  double error_rate, const cksql_options *o, cf_params *p,
                  char **pzErr);
 
-/* Report a core result code (CF_FULL, CF_TOO_MANY, ...) as an SQL error
-** naming zFunc. */
+/*
+** Errors of the SQL layer, said once.
+**
+** cksql_result_error(): report zMsg, an sqlite3_mprintf() message (freed
+** here; NULL means it could not be built: out of memory), as the error of
+** ctx with result code rc (SQLITE_NOMEM reports out of memory).
+**
+** cksql_result_bad_arg(): "zFunc: <zMust> (got <v>)" for a bad argument.
+**
+** cksql_full_message(): the one wording of a refused insert,
+**   "zWho: filter is full (N items stored, capacity C): <zWhat> did not
+**   fit; <zRest>"
+** where N is what the caller's filter (or table) holds, never a count of
+** items that were not kept.  cksql_too_many_message(): the one wording of
+** an item whose both buckets hold only its copies.  Both return an
+** sqlite3_mprintf() string (caller frees), NULL if out of memory.
+**
+** cksql_geometry(): "buckets=M bucket_size=B fingerprint_bits=F
+** variant=V seed=S", what two filters must share to be merged
+** (sqlite3_mprintf(), caller frees).
+**
+** cksql_result_cf_error(): report a core result code of an operation on
+** f as an SQL error naming zFunc; for CF_FULL, nStored is what the
+** caller's filter holds and zWhat names what did not fit.
+*/
+void cksql_result_error(sqlite3_context *ctx, int rc, char *zMsg);
+void cksql_result_bad_arg(sqlite3_context *ctx, const char *zFunc,
+                          const char *zMust, sqlite3_value *v);
+char *cksql_full_message(const char *zWho, uint64_t nStored,
+                         uint64_t nCapacity, const char *zWhat,
+                         const char *zRest);
+char *cksql_too_many_message(const char *zWho, unsigned nMax);
+char *cksql_geometry(const cf_params *p);
 void cksql_result_cf_error(sqlite3_context *ctx, const char *zFunc, int rc,
-                           const cf_filter *f);
+                           const cf_filter *f, uint64_t nStored,
+                           const char *zWhat);
+
+/*
+** The creation arguments of cuckoo_new(capacity, error_rate, options) and
+** cuckoo_agg(item, error_rate, capacity, options), read by one function.
+** Any of the values may be a NULL pointer (argument not given) or an SQL
+** NULL: error_rate and options take their defaults, capacity is 0 (the
+** caller decides what that means: cuckoo_new returns NULL before calling,
+** cuckoo_agg sizes the filter to the items).  capacity must be a positive
+** integer (an integral REAL counts), error_rate a number, options TEXT
+** (cksql_parse_options).  The geometry *pParams is cksql_params() for
+** max(capacity, 1).  On error the message (naming zFunc; zCapNull is
+** appended to the capacity rule) is reported on ctx and the result is not
+** SQLITE_OK.
+*/
+typedef struct cksql_args {
+  sqlite3_int64 capacity; /* 0: not given */
+  double error_rate;
+  cksql_options o;
+  cf_params params;
+} cksql_args;
+int cksql_read_args(sqlite3_context *ctx, const char *zFunc,
+                    sqlite3_value *pCapacity, sqlite3_value *pErrorRate,
+                    sqlite3_value *pOptions, const char *zCapNull,
+                    cksql_args *pArgs);
 
 /* Describe a value for an error message: NULL, 42, 1.5, 'text' (at most
 ** 40 characters), or "a BLOB".  An sqlite3_mprintf() string (caller

@@ -63,19 +63,14 @@ int cksql_open_arg(sqlite3_context *ctx, const char *zFunc, int iArg,
   p = sqlite3_value_blob(v);
   n = sqlite3_value_bytes(v);
   if (p == 0 && n > 0) {
-    sqlite3_result_error_nomem(ctx);
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
     return SQLITE_ERROR;
   }
   if (cf_open(f, p, (size_t)n, &zWhy) == CF_OK) return SQLITE_OK;
   zMsg = sqlite3_mprintf("%s: argument %d is not a valid cuckoo filter: %s",
                          zFunc, iArg + 1, zWhy);
 report:
-  if (zMsg == 0) {
-    sqlite3_result_error_nomem(ctx);
-  } else {
-    sqlite3_result_error(ctx, zMsg, -1);
-    sqlite3_free(zMsg);
-  }
+  cksql_result_error(ctx, SQLITE_ERROR, zMsg);
   return SQLITE_ERROR;
 }
 
@@ -165,7 +160,7 @@ int cksql_parse_options(const char *zWho, const char *zOpts, cksql_options *o,
     zValEnd = z;
     nKey = (size_t)(zKeyEnd - zKey);
     if (nKey == 11 && sqlite3_strnicmp(zKey, "bucket_size", 11) == 0) {
-      if (!cksql_parse_u64(zVal, zValEnd, &v) || (v != 2 && v != 4 && v != 8)) {
+      if (!cksql_parse_u64(zVal, zValEnd, &v) || !cf_bucket_size_ok(v)) {
         *pzErr = sqlite3_mprintf("%s: bucket_size must be 2, 4 or 8 (got %.*s)",
                                  zWho, (int)(zValEnd - zVal), zVal);
         return SQLITE_ERROR;
@@ -253,42 +248,143 @@ int cksql_params(sqlite3 *db, const char *zWho, sqlite3_int64 capacity,
   return SQLITE_OK;
 }
 
+void cksql_result_error(sqlite3_context *ctx, int rc, char *zMsg) {
+  if (rc == SQLITE_NOMEM || zMsg == 0) {
+    sqlite3_result_error_nomem(ctx);
+  } else {
+    sqlite3_result_error(ctx, zMsg, -1);
+    if (rc != SQLITE_ERROR) sqlite3_result_error_code(ctx, rc);
+  }
+  sqlite3_free(zMsg);
+}
+
+void cksql_result_bad_arg(sqlite3_context *ctx, const char *zFunc,
+                          const char *zMust, sqlite3_value *v) {
+  char *zGot = cksql_describe_value(v);
+  cksql_result_error(
+      ctx, SQLITE_ERROR,
+      zGot ? sqlite3_mprintf("%s: %s (got %s)", zFunc, zMust, zGot) : 0);
+  sqlite3_free(zGot);
+}
+
+char *cksql_full_message(const char *zWho, uint64_t nStored,
+                         uint64_t nCapacity, const char *zWhat,
+                         const char *zRest) {
+  return sqlite3_mprintf("%s: filter is full (%llu item%s stored, capacity "
+                         "%llu): %s did not fit; %s",
+                         zWho, (unsigned long long)nStored,
+                         nStored == 1 ? "" : "s",
+                         (unsigned long long)nCapacity, zWhat, zRest);
+}
+
+char *cksql_too_many_message(const char *zWho, unsigned nMax) {
+  return sqlite3_mprintf("%s: too many copies of one item (at most %u copies "
+                         "of an item fit: both of its buckets are full of "
+                         "it); nothing was changed",
+                         zWho, nMax);
+}
+
+char *cksql_geometry(const cf_params *p) {
+  return sqlite3_mprintf(
+      "buckets=%llu bucket_size=%u fingerprint_bits=%u variant=%s seed=%llu",
+      (unsigned long long)p->nbuckets, p->bucket_size, p->fp_bits,
+      (p->flags & CF_FLAG_SEMISORT) ? "semisort" : "plain",
+      (unsigned long long)p->seed);
+}
+
 void cksql_result_cf_error(sqlite3_context *ctx, const char *zFunc, int rc,
-                           const cf_filter *f) {
+                           const cf_filter *f, uint64_t nStored,
+                           const char *zWhat) {
   char *zMsg = 0;
   switch (rc) {
   case CF_FULL:
-    zMsg = sqlite3_mprintf(
-        "%s: filter is full (%llu items, capacity %llu); nothing was "
-        "changed; build a larger filter with cuckoo_new() or use cuckoo_agg()",
-        zFunc, (unsigned long long)(f ? f->count : 0),
-        (unsigned long long)(f ? f->p.capacity : 0));
+    zMsg = cksql_full_message(zFunc, nStored, f->p.capacity, zWhat,
+                              "nothing was changed; build a larger filter "
+                              "with cuckoo_new() or use cuckoo_agg()");
     break;
   case CF_TOO_MANY:
-    zMsg = sqlite3_mprintf(
-        "%s: too many copies of one item (at most %u copies of an item "
-        "fit: both of its buckets are full of it); nothing was changed",
-        zFunc, f ? 2 * f->p.bucket_size : 0);
+    zMsg = cksql_too_many_message(zFunc, 2 * f->p.bucket_size);
     break;
   case CF_CORRUPT:
     zMsg = sqlite3_mprintf("%s: argument 1 is not a valid cuckoo filter: "
                            "its item count does not match its contents",
                            zFunc);
     break;
-  case CF_MISMATCH:
-    zMsg = sqlite3_mprintf("%s: filters differ in geometry or seed; only "
-                           "filters made with the same capacity, "
-                           "error_rate and options can be merged",
-                           zFunc);
-    break;
   default: zMsg = sqlite3_mprintf("%s: internal error %d", zFunc, rc); break;
   }
-  if (zMsg == 0) {
-    sqlite3_result_error_nomem(ctx);
-  } else {
-    sqlite3_result_error(ctx, zMsg, -1);
-    sqlite3_free(zMsg);
+  cksql_result_error(ctx, SQLITE_ERROR, zMsg);
+}
+
+/* Read a capacity argument: 0 for NULL, else a positive integer (an
+** integral REAL counts); -1 if it is neither. */
+static sqlite3_int64 cksql_capacity_arg(sqlite3_value *v) {
+  int t;
+  if (v == 0 || sqlite3_value_type(v) == SQLITE_NULL) return 0;
+  t = sqlite3_value_numeric_type(v);
+  if (t == SQLITE_FLOAT &&
+      sqlite3_value_double(v) == (double)sqlite3_value_int64(v)) {
+    t = SQLITE_INTEGER;
   }
+  if (t != SQLITE_INTEGER || sqlite3_value_int64(v) < 1) return -1;
+  return sqlite3_value_int64(v);
+}
+
+int cksql_read_args(sqlite3_context *ctx, const char *zFunc,
+                    sqlite3_value *pCapacity, sqlite3_value *pErrorRate,
+                    sqlite3_value *pOptions, const char *zCapNull,
+                    cksql_args *pArgs) {
+  char *zErr = 0;
+  int rc;
+  memset(pArgs, 0, sizeof(*pArgs));
+  pArgs->error_rate = CF_DEFAULT_ERROR_RATE;
+  cksql_options_default(&pArgs->o);
+  pArgs->capacity = cksql_capacity_arg(pCapacity);
+  if (pArgs->capacity < 0) {
+    char *zMust = sqlite3_mprintf("capacity must be a positive integer%s",
+                                  zCapNull);
+    if (zMust == 0) {
+      cksql_result_error(ctx, SQLITE_NOMEM, 0);
+      return SQLITE_NOMEM;
+    }
+    cksql_result_bad_arg(ctx, zFunc, zMust, pCapacity);
+    sqlite3_free(zMust);
+    return SQLITE_ERROR;
+  }
+  if (pErrorRate && sqlite3_value_type(pErrorRate) != SQLITE_NULL) {
+    int t = sqlite3_value_numeric_type(pErrorRate);
+    if (t != SQLITE_INTEGER && t != SQLITE_FLOAT) {
+      cksql_result_bad_arg(ctx, zFunc,
+                           "error_rate must be a number > 0 and < 1, or "
+                           "NULL for the default",
+                           pErrorRate);
+      return SQLITE_ERROR;
+    }
+    pArgs->error_rate = sqlite3_value_double(pErrorRate);
+  }
+  if (pOptions && sqlite3_value_type(pOptions) != SQLITE_NULL) {
+    const char *z;
+    if (sqlite3_value_type(pOptions) != SQLITE_TEXT) {
+      cksql_result_bad_arg(ctx, zFunc,
+                           "options must be TEXT such as "
+                           "'bucket_size=8, seed=7'",
+                           pOptions);
+      return SQLITE_ERROR;
+    }
+    z = (const char *)sqlite3_value_text(pOptions);
+    if (z == 0) {
+      cksql_result_error(ctx, SQLITE_NOMEM, 0);
+      return SQLITE_NOMEM;
+    }
+    if (cksql_parse_options(zFunc, z, &pArgs->o, &zErr) != SQLITE_OK) {
+      cksql_result_error(ctx, SQLITE_ERROR, zErr);
+      return SQLITE_ERROR;
+    }
+  }
+  rc = cksql_params(sqlite3_context_db_handle(ctx), zFunc,
+                    pArgs->capacity ? pArgs->capacity : 1, pArgs->error_rate,
+                    &pArgs->o, &pArgs->params, &zErr);
+  if (rc != SQLITE_OK) cksql_result_error(ctx, rc, zErr);
+  return rc;
 }
 
 char *cksql_describe_value(sqlite3_value *v) {

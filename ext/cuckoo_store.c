@@ -51,23 +51,42 @@ static const char *const ckst_azSql[CKST_NSTMT] = {
     ("UPDATE " CKST_TABLE(CKST_CONFIG) " SET v=?1 WHERE k='cookie'"),
     ("UPDATE " CKST_TABLE(CKST_LEVELS) " SET count=?2 WHERE level=?1"),
     ("INSERT INTO " CKST_TABLE(CKST_BLOCKS) "(id, data) VALUES(?1, ?2)"),
-    ("INSERT INTO " CKST_TABLE(CKST_LEVELS) "(level, nbuckets, bucket_size, "
-     "fp_bits, flags, capacity, buckets_per_block, block_bytes, count) "
-     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"),
+    ("INSERT INTO " CKST_TABLE(
+        CKST_LEVELS) "(level, nbuckets, bucket_size, "
+                     "fp_bits, flags, capacity, buckets_per_block, "
+                     "block_bytes, count) "
+                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"),
     ("SELECT id FROM " CKST_TABLE(CKST_BLOCKS) " WHERE id>=?1 AND id<?2 "
-     "ORDER BY id DESC LIMIT 1"),
+                                               "ORDER BY id DESC LIMIT 1"),
 };
 
 /* One level: a filter of its own geometry cut into blocks. */
 typedef struct ckst_level {
   cf_params p;
-  uint32_t nPer;   /* buckets per block (a multiple of 8) */
-  uint32_t nBytes; /* bytes of each block */
-  uint64_t nBlock; /* blocks of the level */
-  uint64_t nCount; /* items stored */
-  int bCountDirty; /* nCount differs from the levels row */
-  cf_filter view;  /* a block of the level, for cf_view_*() */
+  uint32_t nPer;        /* buckets per block (a multiple of 8) */
+  uint32_t nBytes;      /* bytes of each block */
+  uint64_t nBlock;      /* blocks of the level */
+  uint64_t nCount;      /* items stored */
+  uint64_t nCountSaved; /* items as the levels row has them */
+  int bCountDirty;      /* nCount differs from the levels row */
+  cf_filter view;       /* a block of the level, for cf_view_*() */
 } ckst_level;
+
+/* A hash a scan pinned to a level (see ckst_scan_hash). */
+typedef struct ckst_pin {
+  uint64_t h;
+  int iLevel; /* level + 1; 0: empty slot */
+} ckst_pin;
+
+/* A pending insert: the item's hash, and its value for messages. */
+typedef struct ckst_pend {
+  uint64_t h;
+  int eType; /* SQLITE_INTEGER or SQLITE_FLOAT */
+  union {
+    sqlite3_int64 i;
+    double r;
+  } v;
+} ckst_pend;
 
 /* A cached block.  a[] holds the block's bytes. */
 typedef struct ckst_block {
@@ -111,10 +130,15 @@ struct ckstore {
   int bCookieBumped;        /* the cookie was bumped in this transaction */
   sqlite3_int64 nBlockRead; /* blocks read from the shadow table */
   int rcStore;              /* error code of a failed cf_store callback */
-  uint64_t *aPend;          /* pending inserts (ckst_insert_later()) */
+  sqlite3_value *pItem;     /* the item ckst_insert() is inserting */
+  ckst_pend *aPend;         /* pending inserts (ckst_insert_later()) */
   uint32_t nPend, nPendAlloc;
+  int iPendItem;    /* >= 0: the pending item being placed (messages) */
   int bDrainFailed; /* a drain failed in this transaction */
   sqlite3_stmt *aStmt[CKST_NSTMT];
+  /* Hashes pinned by scans: open addressing, until ckst_scan_end() */
+  ckst_pin *aPin;
+  uint32_t nPin, nPinSlot;
 };
 
 #define CKST_ID(iLevel, j) (((uint64_t)(iLevel) << 32) | (uint64_t)(j))
@@ -236,6 +260,14 @@ static int ckst_parse_one(const char *zLabel, const char *zArg,
       rc = cksql_parse_options(zLabel, zOne, &pOpt->o, pzErr);
       sqlite3_free(zOne);
     }
+  } else if (!zEq) {
+    /* A positional argument, as in USING cuckoo(1000000): show the form. */
+    int bNum = ckst_number(zKey, &r);
+    *pzErr = sqlite3_mprintf(
+        "%s: options are key=value, for example "
+        "%s=%s (got \"%s\"; valid options: " CKST_VALID_OPTIONS ")",
+        zLabel, bNum ? "capacity" : "variant", bNum ? zKey : "semisort", zKey);
+    rc = SQLITE_ERROR;
   } else {
     *pzErr = sqlite3_mprintf(
         "%s: unknown option \"%s\" (valid options: " CKST_VALID_OPTIONS ")",
@@ -299,15 +331,42 @@ static int ckst_error(ckstore *p, int rc, const char *zFmt, ...) {
   return rc;
 }
 
-/* A refused insert: "LABEL is full ..."; returns SQLITE_ERROR (or
-** SQLITE_NOMEM). */
+/* A refused insert, in the SQL layer's one wording (cksql_full_message):
+** "LABEL: filter is full (N items stored, capacity C): item X did not fit;
+** <zFmt...>".  N is what the levels rows hold: the table as it was when
+** the statement began (the failed statement is undone), not the items the
+** statement added before this one.  C is the capacity of all levels.
+** Returns SQLITE_ERROR (or SQLITE_NOMEM). */
 static int ckst_full(ckstore *p, const char *zFmt, ...) {
   va_list ap;
-  int rc;
+  uint64_t nStored = 0, nCapacity = 0;
+  char *zRest, *zItem = 0, *zWhat;
+  int i;
+  for (i = 0; i < p->nLevel; i++) {
+    nStored += p->aLevel[i].nCountSaved;
+    nCapacity += p->aLevel[i].p.capacity;
+  }
   va_start(ap, zFmt);
-  rc = ckst_vmessage(p, SQLITE_ERROR, " is full", "", zFmt, ap);
+  zRest = sqlite3_vmprintf(zFmt, ap);
   va_end(ap);
-  return rc;
+  if (p->pItem) {
+    zItem = cksql_describe_value(p->pItem);
+  } else if (p->iPendItem >= 0) {
+    const ckst_pend *e = &p->aPend[p->iPendItem];
+    zItem = e->eType == SQLITE_INTEGER ? sqlite3_mprintf("%lld", e->v.i)
+                                       : sqlite3_mprintf("%!.15g", e->v.r);
+  }
+  zWhat = p->pItem || p->iPendItem >= 0
+              ? (zItem ? sqlite3_mprintf("item %s", zItem) : 0)
+              : sqlite3_mprintf("an item");
+  sqlite3_free(p->zErr);
+  p->zErr = zRest && zWhat ? cksql_full_message(p->zLabel, nStored, nCapacity,
+                                                zWhat, zRest)
+                           : 0;
+  sqlite3_free(zRest);
+  sqlite3_free(zItem);
+  sqlite3_free(zWhat);
+  return p->zErr ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 
 /* A shadow row that breaks the rules: "LABEL is corrupt: message; run
@@ -316,8 +375,8 @@ static int ckst_corrupt(ckstore *p, const char *zFmt, ...) {
   va_list ap;
   int rc;
   va_start(ap, zFmt);
-  rc = ckst_vmessage(p, SQLITE_CORRUPT_VTAB, " is corrupt: ",
-                     "; run cuckoo_check() on it", zFmt, ap);
+  rc = ckst_vmessage(p, SQLITE_CORRUPT_VTAB,
+                     " is corrupt: ", "; run cuckoo_check() on it", zFmt, ap);
   va_end(ap);
   return rc;
 }
@@ -486,6 +545,7 @@ int ckst_new(sqlite3 *db, const char *zDb, const char *zName,
   *ppStore = 0;
   if (p == 0) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
+  p->iPendItem = -1;
   p->db = db;
   p->zDb = sqlite3_mprintf("%s", zDb);
   if (p->zDb == 0 || ckst_set_names(p, zName) != SQLITE_OK) {
@@ -500,8 +560,12 @@ int ckst_new(sqlite3 *db, const char *zDb, const char *zName,
 ** The block cache
 */
 
+static uint32_t ckst_slot_of(uint64_t id, uint32_t nSlot) {
+  return (uint32_t)((id * 0x9E3779B97F4A7C15ULL) >> 32) & (nSlot - 1);
+}
+
 static uint32_t ckst_slot(const ckstore *p, uint64_t id) {
-  return (uint32_t)((id * 0x9E3779B97F4A7C15ULL) >> 32) & (p->nSlot - 1);
+  return ckst_slot_of(id, p->nSlot);
 }
 
 /* The cached block of id, or NULL (the cache keeps ownership). */
@@ -682,15 +746,14 @@ typedef struct ckst_cval {
   int bLong;
 } ckst_cval;
 
-
 /* The validation of the configuration keeps a sticky rc, the way SQLite's
 ** rtree checker does: each step does nothing once a step has failed, so
 ** the loader reads as a list of rules. */
 
 /* Config value k as an INTEGER in [lo, hi]; on any other value *pRc
 ** becomes SQLITE_CORRUPT_VTAB (message set) and 0 is returned. */
-static sqlite3_int64 ckst_cint(ckstore *p, int *pRc, const ckst_cval *a,
-                               int k, sqlite3_int64 lo, sqlite3_int64 hi) {
+static sqlite3_int64 ckst_cint(ckstore *p, int *pRc, const ckst_cval *a, int k,
+                               sqlite3_int64 lo, sqlite3_int64 hi) {
   if (*pRc != SQLITE_OK) return 0;
   if (a[k].eType == 0) {
     *pRc = ckst_corrupt(p, "config row '%s' is missing from %s_" CKST_CONFIG,
@@ -792,11 +855,11 @@ static int ckst_load_config(ckstore *p) {
     rc = ckst_corrupt(p, "variant 'semisort' needs bucket_size 4");
   }
   if (rc == SQLITE_OK && pRate->eType == 0) {
-    rc = ckst_corrupt(p, "config row 'error_rate' is missing from %s_" CKST_CONFIG,
-                      p->zName);
+    rc = ckst_corrupt(
+        p, "config row 'error_rate' is missing from %s_" CKST_CONFIG, p->zName);
   }
-  if (rc == SQLITE_OK && (pRate->eType != SQLITE_FLOAT ||
-                          !(pRate->r > 0.0 && pRate->r < 1.0))) {
+  if (rc == SQLITE_OK &&
+      (pRate->eType != SQLITE_FLOAT || !(pRate->r > 0.0 && pRate->r < 1.0))) {
     rc = ckst_corrupt(p, "config value 'error_rate' must be a REAL "
                          "between 0 and 1");
   }
@@ -886,7 +949,7 @@ static void ckst_level_row(ckstore *p, sqlite3_stmt *pStmt, int n, int *pRc) {
                         n, a[8]);
   } else {
     ckst_level_blocks(pL, (uint32_t)a[6]);
-    pL->nCount = (uint64_t)a[8];
+    pL->nCount = pL->nCountSaved = (uint64_t)a[8];
   }
 }
 
@@ -898,8 +961,8 @@ static int ckst_load_levels(ckstore *p) {
   rc = ckst_prepare_shadow(
       p,
       "SELECT level, nbuckets, bucket_size, fp_bits, flags, capacity, "
-      "buckets_per_block, block_bytes, count FROM " CKST_TABLE(CKST_LEVELS)
-      " ORDER BY level",
+      "buckets_per_block, block_bytes, count FROM " CKST_TABLE(
+          CKST_LEVELS) " ORDER BY level",
       CKST_LEVELS, &pStmt);
   while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
     rc = SQLITE_OK;
@@ -934,15 +997,15 @@ static int ckst_check_extent(ckstore *p) {
     if (rc == SQLITE_ROW && sqlite3_column_int64(pStmt, 0) == iWant) {
       rc = SQLITE_OK;
     } else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
-      rc = ckst_corrupt(
-          p,
-          "level %d should have %llu blocks in %s_" CKST_BLOCKS " but its last "
-          "block is %s",
-          i, (unsigned long long)pL->nBlock, p->zName,
-          rc == SQLITE_DONE ? "missing"
-          : sqlite3_column_int64(pStmt, 0) < iWant
-              ? "missing"
-              : "followed by extra blocks");
+      rc = ckst_corrupt(p,
+                        "level %d should have %llu blocks in %s_" CKST_BLOCKS
+                        " but its last "
+                        "block is %s",
+                        i, (unsigned long long)pL->nBlock, p->zName,
+                        rc == SQLITE_DONE ? "missing"
+                        : sqlite3_column_int64(pStmt, 0) < iWant
+                            ? "missing"
+                            : "followed by extra blocks");
     } else {
       rc = ckst_sqlerr(p, rc);
     }
@@ -1041,7 +1104,7 @@ static int ckst_append_level(ckstore *p, const cf_params *pp,
   int rc;
   memset(pL, 0, sizeof(*pL));
   pL->p = *pp;
-  pL->nCount = nCount;
+  pL->nCount = pL->nCountSaved = nCount;
   ckst_level_blocks(pL, ckst_per_block(pp, p->blockSize));
   rc = ckst_write_level(p, iLevel, aTable, nTable);
   if (rc == SQLITE_OK) {
@@ -1077,24 +1140,26 @@ static int ckst_grow(ckstore *p) {
   char *zErr = 0;
   int rc;
   if (k >= CKST_MAX_LEVELS) {
-    return ckst_full(p, " and cannot grow: it has %d levels, the "
-                      "most a table can have; nothing was changed; create "
-                      "a table with a larger capacity",
-                      k);
+    return ckst_full(p,
+                     "it cannot grow: it has %d levels, the most a table "
+                     "can have; nothing was changed; create a table with a "
+                     "larger capacity",
+                     k);
   }
   if (pPrev->p.capacity > ((uint64_t)1 << 61) ||
       cf_fp_bits_for(er, p->bucketSize) == 0) {
-    return ckst_full(p, " and cannot grow: level %d would need "
-                      "fingerprints of more than 32 bits (error rate %g); "
-                      "nothing was changed; create a table with a larger "
-                      "capacity or error_rate",
-                      k, er);
+    return ckst_full(p,
+                     "it cannot grow: level %d would need fingerprints of "
+                     "more than 32 bits (error rate %g); nothing was "
+                     "changed; create a table with a larger capacity or "
+                     "error_rate",
+                     k, er);
   }
   rc = ckst_level_params(p, (sqlite3_int64)pPrev->p.capacity * 2, er, &params,
                          &zErr);
   if (rc != SQLITE_OK) {
     if (zErr == 0) return SQLITE_NOMEM;
-    rc = ckst_full(p, " and cannot grow (%s); nothing was changed", zErr);
+    rc = ckst_full(p, "it cannot grow (%s); nothing was changed", zErr);
     sqlite3_free(zErr);
     return rc;
   }
@@ -1105,14 +1170,19 @@ static int ckst_grow(ckstore *p) {
 ** tables, write the configuration and an empty level 0, and leave the
 ** store loaded. */
 int ckst_create(ckstore *p, const ckst_options *pOpt) {
-  static const char *const azCreate =
-      "CREATE TABLE " CKST_TABLE(CKST_CONFIG) "(k TEXT PRIMARY KEY, v) WITHOUT "
-      "ROWID;"
-      "CREATE TABLE " CKST_TABLE(CKST_LEVELS) "(level INTEGER PRIMARY KEY, "
-      "nbuckets INTEGER, bucket_size INTEGER, fp_bits INTEGER, flags "
-      "INTEGER, capacity INTEGER, buckets_per_block INTEGER, block_bytes "
-      "INTEGER, count INTEGER);"
-      "CREATE TABLE " CKST_TABLE(CKST_BLOCKS) "(id INTEGER PRIMARY KEY, data BLOB);";
+  static const char *const azCreate = "CREATE TABLE " CKST_TABLE(
+      CKST_CONFIG) "(k TEXT PRIMARY KEY, v) WITHOUT "
+                   "ROWID;"
+                   "CREATE TABLE " CKST_TABLE(
+                       CKST_LEVELS) "(level INTEGER PRIMARY KEY, "
+                                    "nbuckets INTEGER, bucket_size INTEGER, "
+                                    "fp_bits INTEGER, flags "
+                                    "INTEGER, capacity INTEGER, "
+                                    "buckets_per_block INTEGER, block_bytes "
+                                    "INTEGER, count INTEGER);"
+                                    "CREATE TABLE " CKST_TABLE(
+                                        CKST_BLOCKS) "(id INTEGER PRIMARY KEY, "
+                                                     "data BLOB);";
   double er0 = pOpt->growth ? pOpt->error_rate / 2 : pOpt->error_rate;
   sqlite3_stmt *pStmt = 0;
   cf_params params;
@@ -1165,9 +1235,10 @@ int ckst_create(ckstore *p, const ckst_options *pOpt) {
 
   rc = ckst_exec(p, azCreate);
   if (rc != SQLITE_OK) return rc;
-  zSql = sqlite3_mprintf("INSERT INTO " CKST_TABLE(CKST_CONFIG) "(k, v) "
-                         "VALUES(?1, ?2)",
-                         p->zDb, p->zName);
+  zSql =
+      sqlite3_mprintf("INSERT INTO " CKST_TABLE(CKST_CONFIG) "(k, v) "
+                                                             "VALUES(?1, ?2)",
+                      p->zDb, p->zName);
   if (zSql == 0) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
@@ -1390,8 +1461,22 @@ static int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
   return rc;
 }
 
-/* Insert one copy (rules 2 and 3); on error nothing was changed. */
-static int ckst_insert_now(ckstore *p, uint64_t hash) {
+static int ckst_insert_hash(ckstore *p, uint64_t hash);
+
+/* Insert one copy (rules 2 and 3), after the pending ones; on error
+** nothing was changed.  pItem (may be NULL) only names the item in a
+** "full" message. */
+int ckst_insert(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
+  int rc = ckst_drain(p);
+  if (rc != SQLITE_OK) return rc;
+  p->pItem = pItem;
+  rc = ckst_insert_hash(p, hash);
+  p->pItem = 0;
+  return rc;
+}
+
+/* ckst_insert() of a hash (p->pItem names it in messages). */
+static int ckst_insert_hash(ckstore *p, uint64_t hash) {
   int rc, i, iLast = p->nLevel - 1;
   const ckst_level *pL;
   /* An item that already matches on an older level gets its new copy
@@ -1422,23 +1507,18 @@ done:
   switch (rc) {
   case CF_OK: return SQLITE_OK;
   case CF_FULL:
-    return ckst_full(p, " (%llu items in %llu slots, capacity %llu, "
-                      "growth off); nothing was changed; create it with a "
-                      "larger capacity, or with growth on (the default)",
-                      (unsigned long long)pL->nCount,
-                      (unsigned long long)(pL->p.nbuckets * pL->p.bucket_size),
-                      (unsigned long long)pL->p.capacity);
+    return ckst_full(p, p->growth ? "nothing was changed"
+                                  : "growth is off; nothing was changed; "
+                                    "create it with a larger capacity, or with "
+                                    "growth on (the default)");
   case CF_TOO_MANY:
-    return ckst_error(p, SQLITE_ERROR,
-                      "too many copies of one item (at most %u copies "
-                      "of an item fit: both of its buckets are full of "
-                      "it); nothing was changed",
-                      2 * pL->p.bucket_size);
+    sqlite3_free(p->zErr);
+    p->zErr = cksql_too_many_message(p->zLabel, 2 * pL->p.bucket_size);
+    return p->zErr ? SQLITE_ERROR : SQLITE_NOMEM;
   default: return ckst_store_rc(p);
   }
 }
 
-/* Remove one copy from the one level where the item matches (rule 3). */
 /*
 ** Pending inserts.  ckst_insert_later() appends the hash to p->aPend;
 ** ckst_drain() places the pending items in order, each exactly as
@@ -1481,46 +1561,57 @@ int ckst_drain(ckstore *p) {
   uint32_t i, n = p->nPend;
   int rc = SQLITE_OK;
   for (i = 0; i < n; i++) {
-    if (i + CKST_AHEAD < n) ckst_prefetch(p, p->aPend[i + CKST_AHEAD]);
-    rc = ckst_insert_now(p, p->aPend[i]);
+    if (i + CKST_AHEAD < n) ckst_prefetch(p, p->aPend[i + CKST_AHEAD].h);
+    p->iPendItem = (int)i;
+    rc = ckst_insert_hash(p, p->aPend[i].h);
     if (rc != SQLITE_OK) {
       p->bDrainFailed = 1;
       break;
     }
   }
+  p->iPendItem = -1;
   if (i > 0 && i < n) {
-    memmove(p->aPend, p->aPend + i, sizeof(uint64_t) * (n - i));
+    memmove(p->aPend, p->aPend + i, sizeof(ckst_pend) * (n - i));
   }
   p->nPend = n - i;
   return rc;
 }
 
-int ckst_insert_later(ckstore *p, uint64_t hash) {
+int ckst_insert_later(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
+  int eType = sqlite3_value_type(pItem);
+  ckst_pend *e;
+  if (eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) {
+    return ckst_insert(p, hash, pItem); /* kept short: placed now */
+  }
   if (p->nPend == p->nPendAlloc) {
     uint32_t nNew = p->nPendAlloc ? 2 * p->nPendAlloc : 256;
-    uint64_t *aNew = 0;
+    ckst_pend *aNew = 0;
     if (p->nPendAlloc < CKST_PEND_MAX) {
       if (nNew > CKST_PEND_MAX) nNew = CKST_PEND_MAX;
-      aNew = sqlite3_realloc64(p->aPend, sizeof(uint64_t) * (uint64_t)nNew);
+      aNew = sqlite3_realloc64(p->aPend, sizeof(ckst_pend) * (uint64_t)nNew);
     }
-    if (aNew) {
-      p->aPend = aNew;
-      p->nPendAlloc = nNew;
-    } else {
+    if (aNew == 0) {
       /* at the bound (or out of memory): place what is pending, then this */
-      int rc = ckst_drain(p);
-      return rc == SQLITE_OK ? ckst_insert_now(p, hash) : rc;
+      return ckst_insert(p, hash, pItem);
     }
+    p->aPend = aNew;
+    p->nPendAlloc = nNew;
   }
-  p->aPend[p->nPend++] = hash;
+  e = &p->aPend[p->nPend++];
+  e->h = hash;
+  e->eType = eType;
+  if (eType == SQLITE_INTEGER) {
+    e->v.i = sqlite3_value_int64(pItem);
+  } else {
+    e->v.r = sqlite3_value_double(pItem);
+  }
   return SQLITE_OK;
 }
 
-int ckst_insert(ckstore *p, uint64_t hash) {
-  int rc = ckst_drain(p);
-  return rc == SQLITE_OK ? ckst_insert_now(p, hash) : rc;
-}
+static int ckst_pin_find(const ckstore *p, uint64_t h);
 
+/* Remove one copy from the one level where the item matches (rule 3), or
+** from the level a scan pinned the hash to. */
 int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved) {
   const ckst_level *pL;
   cf_key k;
@@ -1528,9 +1619,14 @@ int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved) {
   *pRemoved = 0;
   rc = ckst_drain(p);
   if (rc != SQLITE_OK) return rc;
-  /* The one level that matches (rule 3): an item matching on several
-  ** levels is left alone, since one of those matches is another item's
-  ** copy and removing it would make that item a false negative. */
+  /* A hash a scan pinned to a level (ckst_scan_hash) names a fingerprint
+  ** on that level.  Otherwise the one level that matches (rule 3): an
+  ** item matching on several levels is left alone, since one of those
+  ** matches is another item's copy and removing it would make that item a
+  ** false negative. */
+  iFound = ckst_pin_find(p, hash);
+  if (iFound >= 0 && iFound < p->nLevel) goto found;
+  iFound = -1;
   for (i = p->nLevel - 1; i >= 0; i--) {
     int m = ckst_match(p, i, hash);
     if (m < 0) return ckst_store_rc(p);
@@ -1539,6 +1635,7 @@ int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved) {
     iFound = i;
   }
   if (iFound < 0) return SQLITE_OK;
+found:
   pL = &p->aLevel[iFound];
   k = ckst_key(pL, hash);
   rc = ckst_del(p, iFound, k.i1, k.fp);
@@ -1634,7 +1731,10 @@ int ckst_flush(ckstore *p) {
     sqlite3_bind_int(pStmt, 1, i);
     sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)p->aLevel[i].nCount);
     rc = ckst_run(p, pStmt);
-    if (rc == SQLITE_OK) p->aLevel[i].bCountDirty = 0;
+    if (rc == SQLITE_OK) {
+      p->aLevel[i].bCountDirty = 0;
+      p->aLevel[i].nCountSaved = p->aLevel[i].nCount;
+    }
     p->bChanged = 1;
   }
   if (rc == SQLITE_OK && p->bChanged && !p->bCookieBumped) {
@@ -1696,8 +1796,8 @@ static int ckst_refresh_full(ckstore *p) {
   }
   sqlite3_reset(pStmt);
   if (rc == SQLITE_DONE) {
-    return ckst_corrupt(p, "config row 'cookie' is missing from %s_" CKST_CONFIG,
-                        p->zName);
+    return ckst_corrupt(
+        p, "config row 'cookie' is missing from %s_" CKST_CONFIG, p->zName);
   }
   return ckst_sqlerr(p, rc);
 }
@@ -1747,34 +1847,32 @@ int ckst_ready(ckstore *p, int bRefresh) {
 ** Rename, drop, free
 */
 
-int ckst_rename(ckstore *p, const char *zNewName) {
+/* Run zFmt once per shadow table; it gets the schema, the table name, the
+** suffix, zNew and the suffix again (ALTER ... RENAME TO needs them all,
+** DROP the first three).  Statements are finalized first. */
+static int ckst_each_shadow(ckstore *p, const char *zFmt, const char *zNew) {
   int i, rc = SQLITE_OK;
   ckst_finalize(p);
   for (i = 0; rc == SQLITE_OK && i < CKST_NSHADOW; i++) {
-    char *zSql = sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO "
-                                 "\"%w_%s\"",
-                                 p->zDb, p->zName, ckst_azShadow[i], zNewName,
+    char *zSql = sqlite3_mprintf(zFmt, p->zDb, p->zName, ckst_azShadow[i], zNew,
                                  ckst_azShadow[i]);
     if (zSql == 0) return SQLITE_NOMEM;
     rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
     sqlite3_free(zSql);
   }
-  if (rc != SQLITE_OK) return ckst_sqlerr(p, rc);
-  return ckst_set_names(p, zNewName);
+  return rc == SQLITE_OK ? rc : ckst_sqlerr(p, rc);
+}
+
+/* ALTER TABLE RENAME of each shadow table, then the store's names. */
+int ckst_rename(ckstore *p, const char *zNewName) {
+  int rc = ckst_each_shadow(
+      p, "ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"", zNewName);
+  return rc == SQLITE_OK ? ckst_set_names(p, zNewName) : rc;
 }
 
 /* DROP TABLE IF EXISTS for each shadow table. */
 int ckst_drop(ckstore *p) {
-  int i, rc = SQLITE_OK;
-  ckst_finalize(p);
-  for (i = 0; rc == SQLITE_OK && i < CKST_NSHADOW; i++) {
-    char *zSql = sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_%s\"",
-                                 p->zDb, p->zName, ckst_azShadow[i]);
-    if (zSql == 0) return SQLITE_NOMEM;
-    rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
-    sqlite3_free(zSql);
-  }
-  return rc == SQLITE_OK ? rc : ckst_sqlerr(p, rc);
+  return ckst_each_shadow(p, "DROP TABLE IF EXISTS \"%w\".\"%w_%s\"", "");
 }
 
 /* Release everything the store owns, p included (NULL is a no-op). */
@@ -1785,6 +1883,7 @@ void ckst_free(ckstore *p) {
   sqlite3_free(p->aSlot);
   sqlite3_free(p->aDirty);
   sqlite3_free(p->aPend);
+  sqlite3_free(p->aPin);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
   sqlite3_free(p->zLabel);
@@ -1921,8 +2020,10 @@ int ckst_import(ckstore *p, const void *aBlob, int nBlob) {
   if (nTotal == 0) {
     /* An empty table takes the filter as its only level. */
     ckst_cache_clear(p);
-    rc = ckst_exec(p, "DELETE FROM " CKST_TABLE(CKST_BLOCKS) ";"
-                      "DELETE FROM " CKST_TABLE(CKST_LEVELS) ";");
+    rc = ckst_exec(p,
+                   "DELETE FROM " CKST_TABLE(
+                       CKST_BLOCKS) ";"
+                                    "DELETE FROM " CKST_TABLE(CKST_LEVELS) ";");
     if (rc != SQLITE_OK) return rc;
     p->nLevel = 0;
   } else if (p->nLevel >= CKST_MAX_LEVELS) {
@@ -1975,7 +2076,8 @@ static uint64_t ckst_block_slots(const ckst_level *pL, const uint8_t *a,
 static void ckst_missing(ckst_report *r, ckstore *p, int iLevel, uint64_t from,
                          uint64_t to) {
   if (to - from == 1) {
-    ckst_problem(r, "%s: block %d.%llu (id %lld of %s_" CKST_BLOCKS ") is missing",
+    ckst_problem(r,
+                 "%s: block %d.%llu (id %lld of %s_" CKST_BLOCKS ") is missing",
                  p->zLabel, iLevel, (unsigned long long)from,
                  (sqlite3_int64)CKST_ID(iLevel, from), p->zName);
   } else {
@@ -1994,8 +2096,8 @@ static int ckst_check_blocks(ckstore *p, ckst_report *r) {
   memset(aNext, 0, sizeof(aNext));
   memset(aSlots, 0, sizeof(aSlots));
   rc = ckst_prepare_shadow(
-      p, "SELECT id, data FROM " CKST_TABLE(CKST_BLOCKS) " ORDER BY id", CKST_BLOCKS,
-      &pStmt);
+      p, "SELECT id, data FROM " CKST_TABLE(CKST_BLOCKS) " ORDER BY id",
+      CKST_BLOCKS, &pStmt);
   if (rc == SQLITE_CORRUPT_VTAB) {
     ckst_problem(r, "%s", p->zErr);
     sqlite3_free(ckst_take_error(p));
@@ -2011,14 +2113,16 @@ static int ckst_check_blocks(ckstore *p, ckst_report *r) {
     ckst_block *b;
     int eType, n;
     if (id < 0 || iLevel >= p->nLevel) {
-      ckst_problem(r, "%s: row id %lld of %s_" CKST_BLOCKS " belongs to no level",
+      ckst_problem(r,
+                   "%s: row id %lld of %s_" CKST_BLOCKS " belongs to no level",
                    p->zLabel, id, p->zName);
       continue;
     }
     pL = &p->aLevel[iLevel];
     if (j >= pL->nBlock) {
       ckst_problem(r,
-                   "%s: row id %lld of %s_" CKST_BLOCKS " is past the last block "
+                   "%s: row id %lld of %s_" CKST_BLOCKS
+                   " is past the last block "
                    "of level %d",
                    p->zLabel, id, p->zName, iLevel);
       continue;
@@ -2058,8 +2162,8 @@ static int ckst_check_blocks(ckstore *p, ckst_report *r) {
   if (rc == SQLITE_DONE) {
     rc = SQLITE_OK;
   } else if (rc != SQLITE_NOMEM) {
-    ckst_problem(r, "%s: cannot read %s_" CKST_BLOCKS ": %s", p->zLabel, p->zName,
-                 sqlite3_errmsg(p->db));
+    ckst_problem(r, "%s: cannot read %s_" CKST_BLOCKS ": %s", p->zLabel,
+                 p->zName, sqlite3_errmsg(p->db));
     rc = SQLITE_OK;
   }
   sqlite3_finalize(pStmt);
@@ -2170,4 +2274,243 @@ int ckst_info(ckstore *p, char **pzJson) {
     *pzJson = 0;
   }
   return rc;
+}
+
+/* ---------------------------------------------------------------------
+** Browsing, per-item counts and emptying (the rows of a full scan are the
+** stored fingerprints; see cuckoo_vtab.c)
+*/
+
+sqlite3_int64 ckst_total(const ckstore *p) {
+  uint64_t n = 0;
+  int i;
+  for (i = 0; i < p->nLevel; i++)
+    n += p->aLevel[i].nCount;
+  return (sqlite3_int64)n;
+}
+
+/* Read bucket iBucket of level iLevel (decoded) through the cache. */
+static int ckst_get_bucket(ckstore *p, int iLevel, uint64_t iBucket,
+                           uint32_t *fps) {
+  ckst_access x;
+  cf_store st;
+  ckst_access_init(p, iLevel, &x, &st);
+  if (ckst_read_cb(&x, (uint32_t)iBucket, fps)) return ckst_store_rc(p);
+  return SQLITE_OK;
+}
+
+void ckst_scan_start(ckst_scan *s) { memset(s, 0, sizeof(*s)); }
+
+int ckst_scan_next(ckstore *p, ckst_scan *s) {
+  while (s->iLevel < p->nLevel) {
+    const ckst_level *pL = &p->aLevel[s->iLevel];
+    int rc;
+    if (s->bLoaded) {
+      for (s->iSlot++; s->iSlot < (int)pL->p.bucket_size; s->iSlot++) {
+        if (s->aFp[s->iSlot]) return SQLITE_OK;
+      }
+      s->iBucket++;
+    }
+    s->bLoaded = 0;
+    if (s->iBucket >= pL->p.nbuckets) {
+      s->iLevel++;
+      s->iBucket = 0;
+      continue;
+    }
+    rc = ckst_get_bucket(p, s->iLevel, s->iBucket, s->aFp);
+    if (rc != SQLITE_OK) return rc;
+    s->bLoaded = 1;
+    s->iSlot = -1;
+  }
+  s->bEof = 1;
+  return SQLITE_OK;
+}
+
+/* Copies of fp in bucket i of level iLevel and in fp's other bucket. */
+static int ckst_pair_copies(ckstore *p, int iLevel, uint32_t i, uint32_t fp,
+                            sqlite3_int64 *pn) {
+  const ckst_level *pL = &p->aLevel[iLevel];
+  uint32_t aFp[CF_MAX_BUCKET_SIZE], i2 = cf_alt_bucket(pL->p.nbuckets, i, fp);
+  unsigned k, nPass = i2 == i ? 1 : 2, iPass;
+  sqlite3_int64 n = 0;
+  for (iPass = 0; iPass < nPass; iPass++) {
+    int rc = ckst_get_bucket(p, iLevel, iPass ? i2 : i, aFp);
+    if (rc != SQLITE_OK) return rc;
+    for (k = 0; k < pL->p.bucket_size; k++)
+      n += aFp[k] == fp;
+  }
+  *pn = n;
+  return SQLITE_OK;
+}
+
+int ckst_scan_copies(ckstore *p, const ckst_scan *s, sqlite3_int64 *pn) {
+  return ckst_pair_copies(p, s->iLevel, (uint32_t)s->iBucket, s->aFp[s->iSlot],
+                          pn);
+}
+
+int ckst_copies(ckstore *p, uint64_t hash, sqlite3_int64 *pn) {
+  sqlite3_int64 n = 0, nLevel;
+  int i, rc = SQLITE_OK;
+  for (i = 0; rc == SQLITE_OK && i < p->nLevel; i++) {
+    cf_key k = cf_key_from(&p->aLevel[i].p, hash);
+    rc = ckst_pair_copies(p, i, k.i1, k.fp, &nLevel);
+    n += nLevel;
+  }
+  *pn = n;
+  return rc;
+}
+
+int ckst_locate(ckstore *p, uint64_t hash, ckst_scan *s) {
+  uint32_t aFp[CF_MAX_BUCKET_SIZE];
+  int i, iPass, k, rc;
+  ckst_scan_start(s);
+  for (i = p->nLevel - 1; i >= 0; i--) {
+    const ckst_level *pL = &p->aLevel[i];
+    cf_key key = cf_key_from(&pL->p, hash);
+    uint32_t aB[2];
+    aB[0] = key.i1;
+    aB[1] = cf_alt_bucket(pL->p.nbuckets, key.i1, key.fp);
+    for (iPass = 0; iPass < 2; iPass++) {
+      rc = ckst_get_bucket(p, i, aB[iPass], aFp);
+      if (rc != SQLITE_OK) return rc;
+      for (k = 0; k < (int)pL->p.bucket_size; k++) {
+        if (aFp[k] != key.fp) continue;
+        s->iLevel = i;
+        s->iBucket = aB[iPass];
+        s->iSlot = k;
+        memcpy(s->aFp, aFp, sizeof(aFp));
+        s->bLoaded = 1;
+        return SQLITE_OK;
+      }
+    }
+  }
+  s->bEof = 1;
+  return SQLITE_OK;
+}
+
+/* The hash values x with cf_reduce(x, n) == v, for x < 2^32: [*pLo, *pHi).
+** The reduction is (x * n) >> 32, so they are the x from
+** ceil(v * 2^32 / n) up to, not including, ceil((v + 1) * 2^32 / n). */
+static void ckst_preimage(uint64_t v, uint64_t n, uint64_t *pLo,
+                          uint64_t *pHi) {
+  *pLo = ((v << 32) + n - 1) / n;
+  *pHi = (((v + 1) << 32) + n - 1) / n;
+  if (*pHi > ((uint64_t)1 << 32)) *pHi = (uint64_t)1 << 32;
+}
+
+/* The level pinned to hash h by a scan, or -1. */
+static int ckst_pin_find(const ckstore *p, uint64_t h) {
+  uint32_t i;
+  if (p->nPin == 0) return -1;
+  for (i = ckst_slot_of(h, p->nPinSlot);; i = (i + 1) & (p->nPinSlot - 1)) {
+    if (p->aPin[i].iLevel == 0) return -1;
+    if (p->aPin[i].h == h) return p->aPin[i].iLevel - 1;
+  }
+}
+
+static int ckst_pin_add(ckstore *p, uint64_t h, int iLevel) {
+  uint32_t i;
+  if ((uint64_t)(p->nPin + 1) * 2 > p->nPinSlot) {
+    uint32_t nNew = p->nPinSlot ? p->nPinSlot * 2 : 64, nOld = p->nPinSlot;
+    ckst_pin *aOld = p->aPin, *aNew;
+    if (nNew == 0) return SQLITE_NOMEM;
+    aNew = sqlite3_malloc64(sizeof(ckst_pin) * (uint64_t)nNew);
+    if (aNew == 0) return SQLITE_NOMEM;
+    memset(aNew, 0, sizeof(ckst_pin) * (uint64_t)nNew);
+    p->aPin = aNew;
+    p->nPinSlot = nNew;
+    p->nPin = 0;
+    for (i = 0; i < nOld; i++) {
+      if (aOld[i].iLevel) ckst_pin_add(p, aOld[i].h, aOld[i].iLevel - 1);
+    }
+    sqlite3_free(aOld);
+  }
+  for (i = ckst_slot_of(h, p->nPinSlot); p->aPin[i].iLevel;
+       i = (i + 1) & (p->nPinSlot - 1)) {
+  }
+  p->aPin[i].h = h;
+  p->aPin[i].iLevel = iLevel + 1;
+  p->nPin++;
+  return SQLITE_OK;
+}
+
+void ckst_scan_end(ckstore *p) {
+  sqlite3_free(p->aPin);
+  p->aPin = 0;
+  p->nPin = p->nPinSlot = 0;
+}
+
+int ckst_scan_hash(ckstore *p, const ckst_scan *s, uint64_t *pHash) {
+  const ckst_level *pL = &p->aLevel[s->iLevel];
+  uint32_t fp = s->aFp[s->iSlot];
+  uint64_t nfp =
+      pL->p.fp_bits == 32 ? 0xffffffffu : ((uint64_t)1 << pL->p.fp_bits) - 1;
+  uint64_t hLo, hHi, fLo, fHi, nH, nTotal, t;
+  ckst_preimage(s->iBucket, pL->p.nbuckets, &hLo, &hHi);
+  ckst_preimage(fp - 1, nfp, &fLo, &fHi);
+  nH = hHi - hLo;
+  nTotal = nH * (fHi - fLo);
+  /* Candidates t = slot + b * (level + 32 k): rows of one bucket never
+  ** share one, and the first candidates of different levels differ. */
+  for (t = (uint64_t)s->iSlot + pL->p.bucket_size * (uint64_t)s->iLevel;
+       t < nTotal; t += pL->p.bucket_size * (uint64_t)CKST_MAX_LEVELS) {
+    uint64_t h = ((hLo + t % nH) << 32) | (fLo + t / nH);
+    int i, bOther = 0, iPin;
+    for (i = 0; i < p->nLevel && !bOther; i++) {
+      int m;
+      if (i == s->iLevel) continue;
+      m = ckst_match(p, i, h);
+      if (m < 0) return ckst_store_rc(p);
+      bOther = m;
+    }
+    if (!bOther) {
+      *pHash = h;
+      return SQLITE_OK;
+    }
+    /* h also matches another level, where ckst_remove() would refuse it:
+    ** pin it to this level for the scan's lifetime. */
+    iPin = ckst_pin_find(p, h);
+    if (iPin == s->iLevel) {
+      *pHash = h;
+      return SQLITE_OK;
+    }
+    if (iPin < 0) {
+      *pHash = h;
+      return ckst_pin_add(p, h, s->iLevel);
+    }
+  }
+  return ckst_error(p, SQLITE_ERROR,
+                    "the fingerprint in slot %d of bucket %llu of level %d "
+                    "has no rowid of its own; empty the table with "
+                    "INSERT INTO \"%w\"(\"%w\") VALUES('delete-all')",
+                    s->iSlot, (unsigned long long)s->iBucket, s->iLevel,
+                    p->zName, p->zName);
+}
+
+int ckst_delete_all(ckstore *p) {
+  cf_params params;
+  char *zErr = 0;
+  int rc = ckst_drain(p);
+  if (rc != SQLITE_OK) return rc;
+  /* Level 0's geometry first: a configuration that makes none (only a
+  ** crafted one can) changes nothing. */
+  rc = ckst_level_params(p, p->capacity, ckst_level_rate(p, 0), &params, &zErr);
+  if (rc != SQLITE_OK) {
+    if (zErr == 0) return SQLITE_NOMEM;
+    rc = ckst_error(p, SQLITE_ERROR,
+                    "cannot be emptied: its configuration makes no level 0 "
+                    "(%s); nothing was changed; DROP TABLE it instead",
+                    zErr);
+    sqlite3_free(zErr);
+    return rc;
+  }
+  ckst_cache_clear(p);
+  rc =
+      ckst_exec(p, "DELETE FROM " CKST_TABLE(
+                       CKST_BLOCKS) ";"
+                                    "DELETE FROM " CKST_TABLE(CKST_LEVELS) ";");
+  if (rc != SQLITE_OK) return rc;
+  p->nLevel = 0;
+  p->bChanged = 1;
+  return ckst_append_level(p, &params, 0, 0, 0);
 }

@@ -141,28 +141,30 @@ int ckst_create(ckstore *p, const ckst_options *pOpt);
 int ckst_ready(ckstore *p, int bRefresh);
 
 /* Item operations on the item's 64-bit hash (rules 1-3).  ckst_insert()
-** fails with a "full" or "too many copies" message and changes nothing;
+** fails with a "full" or "too many copies" message and changes nothing
+** (pItem, which may be NULL, names the item in the message);
 ** ckst_remove() sets *pRemoved when a copy was removed. */
 int ckst_contains(ckstore *p, uint64_t hash, int *pFound);
-int ckst_insert(ckstore *p, uint64_t hash);
+int ckst_insert(ckstore *p, uint64_t hash, sqlite3_value *pItem);
 int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved);
 
 /*
-** Pending inserts, for bulk loads.  ckst_insert_later() only records the
-** hash (at most CKST_PEND_MAX of them, 8 bytes each, per table; at the
-** bound, and if the array cannot grow, it places them at once);
-** ckst_drain() places every pending item in order, exactly as one
-** ckst_insert() after another would, with the memory accesses of
-** successive items overlapped.  Every other item operation, ckst_ready()
-** with bRefresh, ckst_flush() and ckst_import() drain first, so nothing
-** reads the store without the pending items; ckst_discard() drops them.
-** A failure (a "full" table) is reported by whichever of these drains:
-** the caller must only defer inserts whose failure fails the statement as
-** a whole (see cuckoo_vtab.c).  A failed item and the ones after it stay
-** pending until ckst_discard().
+** Pending inserts, for bulk loads.  ckst_insert_later() only records an
+** INTEGER or REAL item's hash and value (24 bytes; at most CKST_PEND_MAX
+** of them per table; at the bound, if the array cannot grow, and for
+** TEXT and BLOB items it is ckst_insert()); ckst_drain() places every
+** pending item in order, exactly as one ckst_insert() after another
+** would, with the memory accesses of successive items overlapped.  Every
+** other item operation, ckst_ready() with bRefresh, ckst_flush() and
+** ckst_import() drain first, so nothing reads the store without the
+** pending items; ckst_discard() drops them.  A failure (a "full" table,
+** naming the item) is reported by whichever of these drains: the caller
+** must only defer inserts whose failure fails the statement as a whole
+** (see cuckoo_vtab.c).  A failed item and the ones after it stay pending
+** until ckst_discard().
 */
 #define CKST_PEND_MAX 65536
-int ckst_insert_later(ckstore *p, uint64_t hash);
+int ckst_insert_later(ckstore *p, uint64_t hash, sqlite3_value *pItem);
 int ckst_drain(ckstore *p);
 
 /* Transaction boundaries (rule 4): ckst_flush() writes the changes made in
@@ -194,5 +196,42 @@ int ckst_import(ckstore *p, const void *aBlob, int nBlob);
 int ckst_check(ckstore *p, char **pzReport);
 /* JSON description of the table (sqlite3_mprintf'd, caller frees). */
 int ckst_info(ckstore *p, char **pzJson);
+
+/*
+** Browsing.  A scan visits every stored fingerprint: levels in order,
+** buckets in order, slots in order.  ckst_scan_next() moves to the next
+** one (s->bEof at the end); the fields then say where it is and
+** s->aFp[s->iSlot] is the fingerprint.  ckst_locate() points *s at the
+** fingerprint an item hash matches (its newest level; bEof if none).
+** ckst_scan_hash() gives a hash that stands for the scan's current
+** fingerprint: it maps to that bucket and fingerprint on that level, so
+** removing it (ckst_remove) removes a copy of that fingerprint from that
+** level; different stored fingerprints get different hashes.  A hash
+** that also matches another level (where ckst_remove would refuse it) is
+** pinned to the scan's level until ckst_scan_end(), which the caller
+** calls when its last scan is over.
+*/
+typedef struct ckst_scan {
+  int iLevel;
+  uint64_t iBucket;
+  int iSlot;
+  int bLoaded; /* aFp holds bucket iBucket */
+  int bEof;
+  uint32_t aFp[CF_MAX_BUCKET_SIZE];
+} ckst_scan;
+void ckst_scan_start(ckst_scan *s);
+int ckst_scan_next(ckstore *p, ckst_scan *s);
+int ckst_scan_hash(ckstore *p, const ckst_scan *s, uint64_t *pHash);
+void ckst_scan_end(ckstore *p);
+int ckst_locate(ckstore *p, uint64_t hash, ckst_scan *s);
+/* Items stored (the sum of the levels' counts; no block is read). */
+sqlite3_int64 ckst_total(const ckstore *p);
+/* Copies of the fingerprint in its two buckets: of the scan's current
+** fingerprint on its level, or of an item on every level (summed). */
+int ckst_scan_copies(ckstore *p, const ckst_scan *s, sqlite3_int64 *pn);
+int ckst_copies(ckstore *p, uint64_t hash, sqlite3_int64 *pn);
+/* Empty the table: drop every level and block, and create an empty level
+** 0 as the table was created (one DELETE per shadow table). */
+int ckst_delete_all(ckstore *p);
 
 #endif /* CUCKOO_STORE_H */

@@ -14,27 +14,41 @@
 **   SELECT cuckoo_export('seen');                     -- export a BLOB
 **   SELECT cuckoo_check('seen');                      -- 'ok' or problems
 **   SELECT cuckoo_table_info('seen');                 -- JSON
+**   SELECT count(*) FROM seen;                        -- items stored
+**   SELECT level, bucket, fingerprint, copies FROM seen; -- what is stored
+**   INSERT INTO seen(seen) VALUES ('delete-all');     -- empty it
 **
 ** Options (module arguments): capacity, error_rate, growth=on|off,
 ** bucket_size, seed, variant=plain|semisort (or semisort), block_size,
-** cache_size.  Columns: item, and the hidden column filter (import).
+** cache_size.  Columns: item; hidden: filter (import), level, bucket,
+** fingerprint, copies (read-only), and the command column named like the
+** table (declared unless the table is named like another column).
 **
 ** Rules:
-**   1. A row is a probably-present item; its rowid is the item's 64-bit
-**      hash under the table's seed, which is all a DELETE needs (xUpdate
-**      gets only the rowid).  A lookup yields at most one row per item,
-**      whatever the number of copies.
-**   2. Only lookups are plans: item = ? (unique) and item IN (...) (all
-**      values in one xFilter with sqlite3_vtab_in).  A plan that would
-**      list the items costs so much that any lookup plan wins, and fails
-**      in xFilter with a message saying how to query instead.
-**      Constraints under a collation other than BINARY are not used
-**      (the table compares items exactly).
+**   1. A lookup row is a probably-present item (one per item, whatever
+**      its copies); its rowid is the item's 64-bit hash under the table's
+**      seed, which is all a DELETE needs (xUpdate gets only the rowid).
+**      Its hidden columns: the newest level where it matched, the bucket
+**      and fingerprint there, and copies (its fingerprint's copies in its
+**      two buckets, summed over levels: like RedisBloom's CF.COUNT).
+**   2. Plans: item = ? (unique), item IN (...) (all values in one xFilter
+**      with sqlite3_vtab_in), rowid = ? (a lookup by hash: no item), and
+**      a scan.  A scan row is one stored fingerprint (item NULL); its
+**      rowid is a hash that maps to it (ckst_scan_hash), so DELETE FROM
+**      without WHERE empties the table through the scan.  A scan that
+**      reads no column (count(*)) takes its row count from the levels and
+**      reads no block until a rowid is asked for.  A condition on item
+**      other than a BINARY item = ? or IN (unusable, another operator or
+**      collation) gets a plan so costly that any lookup wins, and fails in
+**      xFilter with a message saying how to query instead: a scan cannot
+**      answer it, its rows have no items.
 **   3. INSERT adds one copy (multiset).  OR IGNORE skips an item that is
 **      probably present (SQLITE_CONSTRAINT with constraint support, so
 **      changes() does not count it); OR REPLACE skips it too but counts
 **      it.  A NULL item is ignored.  UPDATE deletes the old item and
-**      inserts the new one.  A rowid cannot be chosen.
+**      inserts the new one.  A rowid cannot be chosen.  INSERT INTO
+**      t(t) VALUES ('delete-all') resets the shadow tables (the fts5
+**      idiom; SQLite has no truncate call for virtual tables).
 **   4. Transactions: the store's changes stay in memory until xSync or
 **      xSavepoint flushes them; xRollback and xRollbackTo discard them
 **      (the journal restores the shadow tables).  So ROLLBACK, ROLLBACK
@@ -49,8 +63,9 @@
 **      and so see this connection's unflushed changes.
 **   7. Bulk inserts are deferred: an INSERT (ABORT or ROLLBACK conflict
 **      mode) outside an explicit transaction only records the item's hash
-**      (ckst_insert_later(); at most CKST_PEND_MAX = 65536 items, 512 KiB,
-**      per table), and the store places the recorded items in order,
+**      and value (ckst_insert_later(); INTEGER and REAL items, at most
+**      CKST_PEND_MAX = 65536 of them, 24 bytes each, per table; TEXT and
+**      BLOB items are placed at once), and the store places them in order,
 **      with overlapped memory accesses, before any read of the table
 **      (xOpen, xFilter, the companion functions), at xSync and
 **      xSavepoint, and at that bound.  Such a statement is its own
@@ -77,9 +92,12 @@ struct ckvt_table {
   ckvt_global *pGlobal;
   ckvt_table *pNext;
   ckstore *pStore;
+  int bCmd;  /* the command column (named like the table) is declared */
+  int nScan; /* open cursors that have run a scan */
 };
 
-/* A row of a cursor: a probably-present item. */
+/* A row of a lookup: a probably-present item (eType SQLITE_NULL for a
+** lookup by rowid, which knows the hash but not the item). */
 typedef struct ckvt_row {
   sqlite3_int64 iHash;
   int eType;
@@ -91,18 +109,36 @@ typedef struct ckvt_row {
 
 typedef struct ckvt_cursor {
   sqlite3_vtab_cursor base;
+  int ePlan;
+  /* Lookups: the rows found */
   ckvt_row *aRow;
   int nRow, nRowAlloc, iRow;
   unsigned char *aBuf;
   sqlite3_int64 nBuf, nBufAlloc;
+  /* Scans: the current stored fingerprint, or, while bCountOnly, only the
+  ** ordinal iOrd of the current row of nOrd */
+  ckst_scan scan;
+  int bScanned; /* counted in the table's nScan */
+  int bCountOnly;
+  sqlite3_int64 iOrd, nOrd;
 } ckvt_cursor;
 
+/* Columns.  The command column, named like the table, is declared only
+** when no other column has that name. */
 #define CKVT_COL_ITEM 0
 #define CKVT_COL_FILTER 1
+#define CKVT_COL_LEVEL 2
+#define CKVT_COL_BUCKET 3
+#define CKVT_COL_FINGERPRINT 4
+#define CKVT_COL_COPIES 5
+#define CKVT_COL_CMD 6
 
-#define CKVT_PLAN_LIST 0
+#define CKVT_PLAN_ERROR 0 /* needs the items: fails in xFilter */
 #define CKVT_PLAN_EQ 1
 #define CKVT_PLAN_IN 2
+#define CKVT_PLAN_ROWID 3
+#define CKVT_PLAN_SCAN 4
+#define CKVT_PLAN_COUNT 5 /* a scan that reads no column */
 
 /* Move the store's error message into the vtab; returns rc. */
 static int ckvt_err(ckvt_table *pTab, int rc) {
@@ -132,8 +168,24 @@ static int ckvtInit(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   ckstore *pStore = 0;
   int rc;
 
+  static const char *const azCol[] = {"item",   "filter",      "level",
+                                      "bucket", "fingerprint", "copies"};
+  int bCmd = 1;
+  size_t i;
+  char *zDecl;
+
   *ppVtab = 0;
-  rc = sqlite3_declare_vtab(db, "CREATE TABLE x(item, filter HIDDEN)");
+  for (i = 0; i < sizeof(azCol) / sizeof(azCol[0]); i++) {
+    if (sqlite3_stricmp(argv[2], azCol[i]) == 0) bCmd = 0;
+  }
+  zDecl = sqlite3_mprintf("CREATE TABLE x(item, filter HIDDEN, level HIDDEN, "
+                          "bucket HIDDEN, fingerprint HIDDEN, copies HIDDEN"
+                          "%s%w%s)",
+                          bCmd ? ", \"" : "", bCmd ? argv[2] : "",
+                          bCmd ? "\" HIDDEN" : "");
+  if (zDecl == 0) return SQLITE_NOMEM;
+  rc = sqlite3_declare_vtab(db, zDecl);
+  sqlite3_free(zDecl);
   if (rc == SQLITE_OK) rc = ckst_new(db, argv[1], argv[2], &pStore);
   if (rc == SQLITE_OK && isCreate) {
     ckst_options opt;
@@ -163,6 +215,7 @@ static int ckvtInit(sqlite3 *db, void *pAux, int argc, const char *const *argv,
   memset(pTab, 0, sizeof(*pTab));
   pTab->pGlobal = pGlobal;
   pTab->pStore = pStore;
+  pTab->bCmd = bCmd;
   pTab->pNext = pGlobal->pList;
   pGlobal->pList = pTab;
   *ppVtab = &pTab->base;
@@ -206,26 +259,36 @@ static int ckvtRename(sqlite3_vtab *pVtab, const char *zNew) {
   return ckvt_err(pTab, ckst_rename(pTab->pStore, zNew));
 }
 
-static int ckvtShadowName(const char *zName) {
-  return ckst_is_shadow(zName);
-}
+static int ckvtShadowName(const char *zName) { return ckst_is_shadow(zName); }
 
 /* ---------------------------------------------------------------------
 ** Planning
 */
 
+/* Is op a comparison of a column with a value (not LIMIT or OFFSET)? */
+static int ckvt_is_comparison(unsigned char op) {
+  return op != SQLITE_INDEX_CONSTRAINT_LIMIT &&
+         op != SQLITE_INDEX_CONSTRAINT_OFFSET;
+}
+
 static int ckvtBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *p) {
-  int i, iEq = -1, iIn = -1;
+  int i, iEq = -1, iIn = -1, iRowid = -1, bNeedItems = 0;
   (void)pVtab;
   for (i = 0; i < p->nConstraint; i++) {
     const struct sqlite3_index_constraint *c = &p->aConstraint[i];
     const char *zColl;
-    if (!c->usable || c->iColumn != CKVT_COL_ITEM ||
-        c->op != SQLITE_INDEX_CONSTRAINT_EQ) {
+    if (c->iColumn == -1 && c->usable && c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
+      if (iRowid < 0) iRowid = i;
       continue;
     }
+    if (c->iColumn != CKVT_COL_ITEM || !ckvt_is_comparison(c->op)) continue;
     zColl = sqlite3_vtab_collation(p, i);
-    if (zColl && sqlite3_stricmp(zColl, "BINARY") != 0) continue;
+    if (!c->usable || c->op != SQLITE_INDEX_CONSTRAINT_EQ ||
+        (zColl && sqlite3_stricmp(zColl, "BINARY") != 0)) {
+      /* A scan cannot answer it: items are not stored. */
+      bNeedItems = 1;
+      continue;
+    }
     if (sqlite3_vtab_in(p, i, -1)) {
       if (iIn < 0) iIn = i;
     } else if (iEq < 0) {
@@ -248,13 +311,29 @@ static int ckvtBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *p) {
     p->idxStr = "item IN (...)";
     p->estimatedCost = 10.0;
     p->estimatedRows = 10;
-  } else {
-    /* Listing the items is impossible: make sure any lookup plan wins,
-    ** and fail in xFilter if this plan runs. */
-    p->idxNum = CKVT_PLAN_LIST;
+  } else if (bNeedItems) {
+    /* A condition on item that is not a lookup: a scan cannot answer it
+    ** (its rows have no items).  Make sure any lookup plan wins, and fail
+    ** in xFilter if this plan runs. */
+    p->idxNum = CKVT_PLAN_ERROR;
     p->idxStr = "cannot list items";
     p->estimatedCost = 1e18;
     p->estimatedRows = (sqlite3_int64)1 << 60;
+  } else if (iRowid >= 0) {
+    p->aConstraintUsage[iRowid].argvIndex = 1;
+    p->aConstraintUsage[iRowid].omit = 1;
+    p->idxNum = CKVT_PLAN_ROWID;
+    p->idxStr = "rowid=?";
+    p->estimatedCost = 1.0;
+    p->estimatedRows = 1;
+    p->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
+  } else {
+    /* Every stored fingerprint.  A scan that reads no column (count(*))
+    ** counts rows from the levels' item counts without reading blocks. */
+    p->idxNum = p->colUsed == 0 ? CKVT_PLAN_COUNT : CKVT_PLAN_SCAN;
+    p->idxStr = p->colUsed == 0 ? "scan (count only)" : "scan";
+    p->estimatedCost = 1e12;
+    p->estimatedRows = 1000000;
   }
   return SQLITE_OK;
 }
@@ -277,6 +356,9 @@ static int ckvtOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
 
 static int ckvtClose(sqlite3_vtab_cursor *cur) {
   ckvt_cursor *pCur = (ckvt_cursor *)cur;
+  ckvt_table *pTab = (ckvt_table *)cur->pVtab;
+  /* Rowids of scan rows stay valid (for DELETE) while a scan is open. */
+  if (pCur->bScanned && --pTab->nScan == 0) ckst_scan_end(pTab->pStore);
   sqlite3_free(pCur->aRow);
   sqlite3_free(pCur->aBuf);
   sqlite3_free(pCur);
@@ -335,6 +417,19 @@ static int ckvt_lookup(ckvt_cursor *pCur, ckstore *pStore, sqlite3_value *v) {
   return rc;
 }
 
+/* Look a rowid (an item hash) up; a match becomes a row without item. */
+static int ckvt_lookup_rowid(ckvt_cursor *pCur, ckstore *pStore,
+                             sqlite3_value *v) {
+  int found, rc;
+  if (sqlite3_value_numeric_type(v) != SQLITE_INTEGER) return SQLITE_OK;
+  rc = ckst_contains(pStore, (uint64_t)sqlite3_value_int64(v), &found);
+  if (rc == SQLITE_OK && found) {
+    rc = ckvt_add_row(pCur, v, (uint64_t)sqlite3_value_int64(v));
+    if (rc == SQLITE_OK) pCur->aRow[pCur->nRow - 1].eType = SQLITE_NULL;
+  }
+  return rc;
+}
+
 static int ckvtFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                       int argc, sqlite3_value **argv) {
   ckvt_cursor *pCur = (ckvt_cursor *)cur;
@@ -342,20 +437,31 @@ static int ckvtFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   ckstore *pStore = pTab->pStore;
   int rc = SQLITE_OK;
   (void)idxStr;
+  pCur->ePlan = idxNum;
   pCur->nRow = 0;
   pCur->iRow = 0;
   pCur->nBuf = 0;
-  if (idxNum == CKVT_PLAN_LIST || argc < 1) {
+  pCur->bCountOnly = 0;
+  pCur->iOrd = pCur->nOrd = 0;
+  ckst_scan_start(&pCur->scan);
+  if (idxNum == CKVT_PLAN_ERROR ||
+      (argc < 1 && idxNum != CKVT_PLAN_SCAN && idxNum != CKVT_PLAN_COUNT)) {
     return ckvt_errmsg(
-        pTab, sqlite3_mprintf("%s cannot list its items; query it with "
-                              "WHERE item = ? or item IN (...) (with the "
-                              "default BINARY collation), or join on item",
-                              ckst_label(pStore)));
+        pTab,
+        sqlite3_mprintf("%s cannot list its items (it stores fingerprints, "
+                        "not items), so a condition on item other than "
+                        "item = ? or item IN (...) (with the default BINARY "
+                        "collation) cannot be answered; look items up with "
+                        "those, or join on item",
+                        ckst_label(pStore)));
   }
   rc = ckst_ready(pStore, 0);
-  if (rc == SQLITE_OK && idxNum == CKVT_PLAN_EQ) {
-    rc = ckvt_lookup(pCur, pStore, argv[0]);
-  } else if (rc == SQLITE_OK) {
+  if (rc == SQLITE_OK) rc = ckst_drain(pStore); /* reads see pending items */
+  if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
+  switch (idxNum) {
+  case CKVT_PLAN_EQ: rc = ckvt_lookup(pCur, pStore, argv[0]); break;
+  case CKVT_PLAN_ROWID: rc = ckvt_lookup_rowid(pCur, pStore, argv[0]); break;
+  case CKVT_PLAN_IN: {
     sqlite3_value *v = 0;
     for (rc = sqlite3_vtab_in_first(argv[0], &v); rc == SQLITE_OK && v;
          rc = sqlite3_vtab_in_next(argv[0], &v)) {
@@ -363,26 +469,134 @@ static int ckvtFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
       if (rc != SQLITE_OK) break;
     }
     if (rc == SQLITE_DONE) rc = SQLITE_OK;
+    break;
+  }
+  case CKVT_PLAN_COUNT:
+    if (!pCur->bScanned) pTab->nScan++;
+    pCur->bScanned = 1;
+    pCur->bCountOnly = 1;
+    pCur->nOrd = ckst_total(pStore);
+    break;
+  default:
+    if (!pCur->bScanned) pTab->nScan++;
+    pCur->bScanned = 1;
+    rc = ckst_scan_next(pStore, &pCur->scan);
+    break;
   }
   return ckvt_err(pTab, rc);
 }
 
+static int ckvt_is_scan(const ckvt_cursor *pCur) {
+  return pCur->ePlan == CKVT_PLAN_SCAN || pCur->ePlan == CKVT_PLAN_COUNT;
+}
+
 static int ckvtNext(sqlite3_vtab_cursor *cur) {
-  ((ckvt_cursor *)cur)->iRow++;
-  return SQLITE_OK;
+  ckvt_cursor *pCur = (ckvt_cursor *)cur;
+  ckvt_table *pTab = (ckvt_table *)cur->pVtab;
+  if (!ckvt_is_scan(pCur)) {
+    pCur->iRow++;
+    return SQLITE_OK;
+  }
+  pCur->iOrd++;
+  if (pCur->bCountOnly) return SQLITE_OK;
+  return ckvt_err(pTab, ckst_scan_next(pTab->pStore, &pCur->scan));
 }
 
 static int ckvtEof(sqlite3_vtab_cursor *cur) {
   ckvt_cursor *pCur = (ckvt_cursor *)cur;
-  return pCur->iRow >= pCur->nRow;
+  if (!ckvt_is_scan(pCur)) return pCur->iRow >= pCur->nRow;
+  if (pCur->bCountOnly) return pCur->iOrd >= pCur->nOrd;
+  return pCur->scan.bEof;
+}
+
+/* A counting scan asked for more than the count: read the blocks up to the
+** current row (its ordinal), and go on as a plain scan. */
+static int ckvt_materialize(ckvt_cursor *pCur) {
+  ckvt_table *pTab = (ckvt_table *)pCur->base.pVtab;
+  ckstore *pStore = pTab->pStore;
+  sqlite3_int64 i;
+  int rc = SQLITE_OK;
+  if (!pCur->bCountOnly) return SQLITE_OK;
+  ckst_scan_start(&pCur->scan);
+  for (i = 0; rc == SQLITE_OK && i <= pCur->iOrd; i++) {
+    rc = ckst_scan_next(pStore, &pCur->scan);
+    if (rc == SQLITE_OK && pCur->scan.bEof) {
+      rc =
+          ckvt_errmsg(pTab, sqlite3_mprintf("%s is corrupt: its levels "
+                                            "count %lld items but its "
+                                            "blocks hold %lld; run "
+                                            "cuckoo_check() on it",
+                                            ckst_label(pStore), pCur->nOrd, i));
+      return rc == SQLITE_NOMEM ? rc : SQLITE_CORRUPT_VTAB;
+    }
+  }
+  if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
+  pCur->bCountOnly = 0;
+  return SQLITE_OK;
+}
+
+/* Columns of a scan row: a stored fingerprint, where it is, and its
+** copies; no item. */
+static int ckvt_scan_column(ckvt_cursor *pCur, sqlite3_context *ctx, int iCol) {
+  ckvt_table *pTab = (ckvt_table *)pCur->base.pVtab;
+  const ckst_scan *s = &pCur->scan;
+  sqlite3_int64 n;
+  int rc = ckvt_materialize(pCur);
+  if (rc != SQLITE_OK) return rc;
+  switch (iCol) {
+  case CKVT_COL_LEVEL: sqlite3_result_int(ctx, s->iLevel); break;
+  case CKVT_COL_BUCKET:
+    sqlite3_result_int64(ctx, (sqlite3_int64)s->iBucket);
+    break;
+  case CKVT_COL_FINGERPRINT: sqlite3_result_int64(ctx, s->aFp[s->iSlot]); break;
+  case CKVT_COL_COPIES:
+    rc = ckst_scan_copies(pTab->pStore, s, &n);
+    if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
+    sqlite3_result_int64(ctx, n);
+    break;
+  default: break; /* item, filter, command: NULL */
+  }
+  return SQLITE_OK;
+}
+
+/* The hidden columns of a lookup row: where its fingerprint matched (the
+** newest level), and its copies on every level. */
+static int ckvt_row_column(ckvt_cursor *pCur, sqlite3_context *ctx, int iCol) {
+  ckvt_table *pTab = (ckvt_table *)pCur->base.pVtab;
+  uint64_t h = (uint64_t)pCur->aRow[pCur->iRow].iHash;
+  ckst_scan s;
+  sqlite3_int64 n;
+  int rc;
+  if (iCol == CKVT_COL_COPIES) {
+    rc = ckst_copies(pTab->pStore, h, &n);
+    if (rc == SQLITE_OK) sqlite3_result_int64(ctx, n);
+    return ckvt_err(pTab, rc);
+  }
+  rc = ckst_locate(pTab->pStore, h, &s);
+  if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
+  if (s.bEof) return SQLITE_OK; /* removed since it was found */
+  if (iCol == CKVT_COL_LEVEL) sqlite3_result_int(ctx, s.iLevel);
+  if (iCol == CKVT_COL_BUCKET)
+    sqlite3_result_int64(ctx, (sqlite3_int64)s.iBucket);
+  if (iCol == CKVT_COL_FINGERPRINT) sqlite3_result_int64(ctx, s.aFp[s.iSlot]);
+  return SQLITE_OK;
 }
 
 static int ckvtColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
                       int iCol) {
   ckvt_cursor *pCur = (ckvt_cursor *)cur;
-  const ckvt_row *r = &pCur->aRow[pCur->iRow];
-  if (iCol != CKVT_COL_ITEM) return SQLITE_OK; /* filter: NULL */
+  const ckvt_row *r;
+  if (iCol >= CKVT_COL_LEVEL && sqlite3_vtab_nochange(ctx)) {
+    return SQLITE_OK; /* an UPDATE that leaves it alone */
+  }
+  if (ckvt_is_scan(pCur)) return ckvt_scan_column(pCur, ctx, iCol);
+  if (iCol >= CKVT_COL_LEVEL && iCol <= CKVT_COL_COPIES) {
+    return ckvt_row_column(pCur, ctx, iCol);
+  }
+  r = &pCur->aRow[pCur->iRow];
+  if (iCol != CKVT_COL_ITEM) return SQLITE_OK; /* filter, command: NULL */
   switch (r->eType) {
+  case SQLITE_NULL: break;
   case SQLITE_INTEGER: sqlite3_result_int64(ctx, r->iVal); break;
   case SQLITE_FLOAT: sqlite3_result_double(ctx, r->rVal); break;
   case SQLITE_TEXT:
@@ -398,7 +612,18 @@ static int ckvtColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
 
 static int ckvtRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid) {
   ckvt_cursor *pCur = (ckvt_cursor *)cur;
-  *pRowid = pCur->aRow[pCur->iRow].iHash;
+  ckvt_table *pTab = (ckvt_table *)cur->pVtab;
+  uint64_t h;
+  int rc;
+  if (!ckvt_is_scan(pCur)) {
+    *pRowid = pCur->aRow[pCur->iRow].iHash;
+    return SQLITE_OK;
+  }
+  rc = ckvt_materialize(pCur);
+  if (rc != SQLITE_OK) return rc;
+  rc = ckst_scan_hash(pTab->pStore, &pCur->scan, &h);
+  if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
+  *pRowid = (sqlite3_int64)h;
   return SQLITE_OK;
 }
 
@@ -452,9 +677,9 @@ static int ckvt_insert(ckvt_table *pTab, sqlite3_value **argv,
   } else if (eConflict != SQLITE_FAIL && sqlite3_get_autocommit(ckst_db(p))) {
     /* Deferred (rule 7): a failure now fails the whole statement, which
     ** is its own transaction, wherever it is reported. */
-    return ckvt_err(pTab, ckst_insert_later(p, h));
+    return ckvt_err(pTab, ckst_insert_later(p, h, argv[2]));
   }
-  return ckvt_err(pTab, ckst_insert(p, h));
+  return ckvt_err(pTab, ckst_insert(p, h, argv[2]));
 }
 
 static int ckvt_update(ckvt_table *pTab, sqlite3_value **argv) {
@@ -480,19 +705,66 @@ static int ckvt_update(ckvt_table *pTab, sqlite3_value **argv) {
   }
   if (rc != SQLITE_OK || hNew == hOld) return rc;
   rc = ckst_remove(p, hOld, &removed);
-  if (rc == SQLITE_OK) rc = ckst_insert(p, hNew);
+  if (rc == SQLITE_OK) rc = ckst_insert(p, hNew, argv[2]);
   if (rc != SQLITE_OK && removed) {
     /* Put the old item back (its freed slot takes it at once). */
     char *zErr = ckst_take_error(p);
-    if (ckst_insert(p, hOld) != SQLITE_OK) sqlite3_free(ckst_take_error(p));
+    if (ckst_insert(p, hOld, 0) != SQLITE_OK) sqlite3_free(ckst_take_error(p));
     ckst_put_error(p, zErr);
   }
   return ckvt_err(pTab, rc);
 }
 
+/* INSERT INTO t(t) VALUES(command): the only command is 'delete-all'. */
+static int ckvt_command(ckvt_table *pTab, sqlite3_value **argv) {
+  ckstore *p = pTab->pStore;
+  const char *z = (const char *)sqlite3_value_text(argv[2 + CKVT_COL_CMD]);
+  int i;
+  for (i = 0; i < CKVT_COL_CMD; i++) {
+    if (sqlite3_value_type(argv[2 + i]) != SQLITE_NULL) {
+      return ckvt_errmsg(pTab, sqlite3_mprintf("%s: a command is a row of "
+                                               "its own: give only the "
+                                               "column %s",
+                                               ckst_label(p), ckst_name(p)));
+    }
+  }
+  if (z == 0) return SQLITE_NOMEM;
+  if (strcmp(z, "delete-all") != 0) {
+    return ckvt_errmsg(pTab, sqlite3_mprintf("%s: unknown command '%s'; the "
+                                             "command is 'delete-all' (it "
+                                             "empties the table)",
+                                             ckst_label(p), z));
+  }
+  return ckvt_err(pTab, ckst_delete_all(p));
+}
+
+/* The columns level, bucket, fingerprint and copies describe stored
+** fingerprints: they cannot be written. */
+static int ckvt_check_readonly(ckvt_table *pTab, sqlite3_value **argv,
+                               int isInsert) {
+  static const char *const azName[] = {"level", "bucket", "fingerprint",
+                                       "copies"};
+  int i;
+  for (i = CKVT_COL_LEVEL; i <= CKVT_COL_COPIES; i++) {
+    sqlite3_value *v = argv[2 + i];
+    if (isInsert ? sqlite3_value_type(v) == SQLITE_NULL
+                 : sqlite3_value_nochange(v)) {
+      continue;
+    }
+    return ckvt_errmsg(pTab,
+                       sqlite3_mprintf("%s: the column %s is read-only (it "
+                                       "describes a stored fingerprint); "
+                                       "write item instead",
+                                       ckst_label(pTab->pStore),
+                                       azName[i - CKVT_COL_LEVEL]));
+  }
+  return SQLITE_OK;
+}
+
 static int ckvtUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
                       sqlite3_int64 *pRowid) {
   ckvt_table *pTab = (ckvt_table *)pVtab;
+  int isInsert = argc > 1 && sqlite3_value_type(argv[0]) == SQLITE_NULL;
   int rc = ckst_ready(pTab->pStore, 0);
   if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
   if (argc == 1) {
@@ -501,9 +773,18 @@ static int ckvtUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
                      &removed);
     return ckvt_err(pTab, rc);
   }
-  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
-    return ckvt_insert(pTab, argv, pRowid);
+  if (pTab->bCmd && argc > 2 + CKVT_COL_CMD &&
+      sqlite3_value_type(argv[2 + CKVT_COL_CMD]) != SQLITE_NULL) {
+    if (isInsert) return ckvt_command(pTab, argv);
+    return ckvt_errmsg(pTab, sqlite3_mprintf("%s: a command is given with "
+                                             "INSERT INTO %s(%s) VALUES(...)",
+                                             ckst_label(pTab->pStore),
+                                             ckst_name(pTab->pStore),
+                                             ckst_name(pTab->pStore)));
   }
+  rc = ckvt_check_readonly(pTab, argv, isInsert);
+  if (rc != SQLITE_OK) return rc;
+  if (isInsert) return ckvt_insert(pTab, argv, pRowid);
   return ckvt_update(pTab, argv);
 }
 
@@ -580,17 +861,6 @@ static sqlite3_module ckvtModule = {
 ** Companion functions
 */
 
-static void ckvt_fail(sqlite3_context *ctx, int rc, char *zMsg) {
-  if (rc == SQLITE_NOMEM || zMsg == 0) {
-    sqlite3_free(zMsg);
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
-  sqlite3_result_error(ctx, zMsg, -1);
-  sqlite3_result_error_code(ctx, rc);
-  sqlite3_free(zMsg);
-}
-
 static ckvt_table *ckvt_lookup_table(ckvt_global *g, const char *zDb,
                                      const char *zName) {
   ckvt_table *pTab;
@@ -642,15 +912,16 @@ static ckvt_table *ckvt_find(sqlite3_context *ctx, const char *zFunc, int nName,
       return 0;
     }
     if (rc != SQLITE_OK) {
-      ckvt_fail(ctx, SQLITE_ERROR,
-                sqlite3_mprintf("%s: no such table: %s.%s", zFunc, zDb, zName));
+      cksql_result_error(
+          ctx, SQLITE_ERROR,
+          sqlite3_mprintf("%s: no such table: %s.%s", zFunc, zDb, zName));
       return 0;
     }
     pTab = ckvt_lookup_table(g, zDb, zName);
     if (pTab == 0) {
-      ckvt_fail(ctx, SQLITE_ERROR,
-                sqlite3_mprintf("%s: %s.%s is not a cuckoo table", zFunc, zDb,
-                                zName));
+      cksql_result_error(ctx, SQLITE_ERROR,
+                         sqlite3_mprintf("%s: %s.%s is not a cuckoo table",
+                                         zFunc, zDb, zName));
       return 0;
     }
   }
@@ -662,7 +933,7 @@ static void ckvt_store_fail(sqlite3_context *ctx, ckvt_table *pTab, int rc) {
   char *z = ckst_take_error(pTab->pStore);
   if (z == 0 && rc != SQLITE_NOMEM)
     z = sqlite3_mprintf("%s", sqlite3_errstr(rc));
-  ckvt_fail(ctx, rc, z);
+  cksql_result_error(ctx, rc, z);
 }
 
 /* cuckoo_check([schema,] table): 'ok' or the problems found. */
@@ -716,22 +987,25 @@ static void ckvtExportFunc(sqlite3_context *ctx, int argc,
     iLevel = sqlite3_value_int64(argv[2]);
     if (sqlite3_value_numeric_type(argv[2]) != SQLITE_INTEGER || iLevel < 0 ||
         iLevel >= ckst_levels(p)) {
-      ckvt_fail(ctx, SQLITE_ERROR,
-                sqlite3_mprintf("cuckoo_export: level must be an integer "
-                                "from 0 to %d (%s has %d level%s)",
-                                ckst_levels(p) - 1, ckst_label(p), ckst_levels(p),
-                                ckst_levels(p) == 1 ? "" : "s"));
+      cksql_result_error(
+          ctx, SQLITE_ERROR,
+          sqlite3_mprintf("cuckoo_export: level must be an integer "
+                          "from 0 to %d (%s has %d level%s)",
+                          ckst_levels(p) - 1, ckst_label(p), ckst_levels(p),
+                          ckst_levels(p) == 1 ? "" : "s"));
       return;
     }
   } else if (ckst_levels(p) > 1) {
-    ckvt_fail(ctx, SQLITE_ERROR,
-              sqlite3_mprintf(
-                  "cuckoo_export: %s has %d levels (it grew past its "
-                  "capacity), and a filter BLOB holds one; export each "
-                  "level with cuckoo_export('%q', '%q', N) for N = 0 to %d "
-                  "(a lookup must probe them all), or re-create the table "
-                  "with a capacity for all its items",
-                  ckst_label(p), ckst_levels(p), ckst_schema(p), ckst_name(p), ckst_levels(p) - 1));
+    cksql_result_error(
+        ctx, SQLITE_ERROR,
+        sqlite3_mprintf(
+            "cuckoo_export: %s has %d levels (it grew past its "
+            "capacity), and a filter BLOB holds one; export each "
+            "level with cuckoo_export('%q', '%q', N) for N = 0 to %d "
+            "(a lookup must probe them all), or re-create the table "
+            "with a capacity for all its items",
+            ckst_label(p), ckst_levels(p), ckst_schema(p), ckst_name(p),
+            ckst_levels(p) - 1));
     return;
   }
   rc = ckst_export(p, (int)iLevel, &a, &n);

@@ -506,6 +506,26 @@ static const scenario aScenario[] = {
      "cuckoo_check('t') || '/' || (SELECT count(*) FROM t WHERE item = "
      "'gone')",
      "179/ok/0"},
+    /* Scans (rows are stored fingerprints; rowids pinned on a grown
+    ** table), a counting scan, deleting scan rows, and emptying. */
+    {"vtab-scan-empty",
+     "CREATE VIRTUAL TABLE t USING cuckoo(capacity=20, block_size=64,"
+     " cache_size=1);"
+     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i<70)"
+     " INSERT INTO t SELECT i FROM n;",
+     "CREATE TABLE r AS SELECT count(*) AS c, sum(copies) AS s,"
+     " count(DISTINCT rowid) AS d, count(level) AS l FROM t;"
+     "CREATE TABLE q AS SELECT count(*) AS c FROM t;"
+     "DELETE FROM t WHERE level = 0;"
+     "BEGIN;"
+     "DELETE FROM t;"
+     "ROLLBACK;"
+     "INSERT INTO t(t) VALUES('delete-all');"
+     "INSERT INTO t VALUES ('x');",
+     "SELECT (SELECT c || '/' || d || '/' || l FROM r) || '/' ||"
+     " (SELECT c FROM q) || '/' || (SELECT count(*) FROM t) || '/' ||"
+     " cuckoo_check('t') || '/' || (SELECT count(*) FROM t WHERE item = 'x')",
+     "70/70/70/70/1/ok/1"},
     {"utf16-text-items", "PRAGMA encoding='UTF-16le';",
      "CREATE TABLE t(f BLOB);"
      "INSERT INTO t VALUES(cuckoo_add(cuckoo_new(50), 'héllo', 'wörld'));",

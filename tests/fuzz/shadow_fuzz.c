@@ -346,9 +346,11 @@ static void check_error(run *p, int rc, const char *zSql) {
     return;
   }
   if (strstr(zErr, "cuckoo table t: created by a newer cuckoo") ||
-      strstr(zErr, "cuckoo table t is full") ||
+      strstr(zErr, "cuckoo table t: filter is full") ||
       strstr(zErr, "cuckoo table t: too many copies") ||
       strstr(zErr, "cuckoo table t cannot list its items") ||
+      strstr(zErr, "has no rowid of its own") ||
+      strstr(zErr, "cuckoo table t: cannot be emptied") ||
       strstr(zErr, "cuckoo_export: cuckoo table t has") ||
       strstr(zErr, "cuckoo_export: level must be") ||
       strstr(zErr, "cuckoo table t: the imported")) {
@@ -410,6 +412,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       "SELECT length(cuckoo_export('main', 't', ?1 % 4))",
       ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE "
        "i<200) SELECT count(*) FROM n JOIN t ON t.item = n.i"),
+      "SELECT count(*) FROM t",
+      "SELECT count(*), sum(copies), count(DISTINCT rowid) FROM t",
+      "SELECT max(rowid) FROM t WHERE fingerprint % 3 = ?1 % 3",
+      "SELECT level, bucket, fingerprint, copies FROM t WHERE item = ?1",
   };
   run R;
   reader rd;
@@ -485,6 +491,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   nAfter = check_table(&R);
   if (R.bSound) FUZZ_ASSERT(nAfter == 1);
+  /* Emptying: by a scan's rowids, or by the command, in a savepoint. */
+  k = rd_byte(&rd) % 4;
+  if (k < 2) {
+    use(&R, "SAVEPOINT e", 0, 0);
+    if (use(&R, k ? "DELETE FROM t" : "INSERT INTO t(t) VALUES('delete-all')",
+            0, 0) == 0 &&
+        R.bSound) {
+      FUZZ_ASSERT(use(&R, "SELECT count(*) FROM t", 0, 0) == 0);
+      FUZZ_ASSERT(check_table(&R) == 1);
+    }
+    if (rd_byte(&rd) & 1) use(&R, "ROLLBACK TO e", 0, 0);
+    use(&R, "RELEASE e", 0, 0);
+  }
   use(&R, rd_byte(&rd) & 1 ? "COMMIT" : "ROLLBACK", 0, 0);
   sqlite3_exec(R.db, "ROLLBACK", 0, 0, 0); /* if COMMIT failed */
   if (R.bSound) FUZZ_ASSERT(check_table(&R) == 1);
