@@ -133,8 +133,10 @@ struct ckstore {
   sqlite3_value *pItem;     /* the item ckst_insert() is inserting */
   ckst_pend *aPend;         /* pending inserts (ckst_insert_later()) */
   uint32_t nPend, nPendAlloc;
-  int iPendItem;    /* >= 0: the pending item being placed (messages) */
-  int bDrainFailed; /* a drain failed in this transaction */
+  int iPendItem;     /* >= 0: the pending item being placed (messages) */
+  int bDrainFailed;  /* the last drain failed: its items are pending */
+  int bLostPending;  /* a discard dropped pending items of a failed drain */
+  unsigned nDiscard; /* ckst_discard() calls, to notice one in a drain */
   sqlite3_stmt *aStmt[CKST_NSTMT];
   /* Hashes pinned by scans: open addressing, until ckst_scan_end() */
   ckst_pin *aPin;
@@ -1559,17 +1561,25 @@ static void ckst_prefetch(const ckstore *p, uint64_t hash) {
 
 int ckst_drain(ckstore *p) {
   uint32_t i, n = p->nPend;
+  unsigned nDiscard = p->nDiscard;
   int rc = SQLITE_OK;
   for (i = 0; i < n; i++) {
     if (i + CKST_AHEAD < n) ckst_prefetch(p, p->aPend[i + CKST_AHEAD].h);
     p->iPendItem = (int)i;
     rc = ckst_insert_hash(p, p->aPend[i].h);
+    if (p->nDiscard != nDiscard) {
+      /* a statement the store ran failed and rolled the transaction back
+      ** (xRollback): the pending items went with it */
+      p->iPendItem = -1;
+      return rc == SQLITE_OK ? SQLITE_ABORT : rc;
+    }
     if (rc != SQLITE_OK) {
       p->bDrainFailed = 1;
       break;
     }
   }
   p->iPendItem = -1;
+  if (i == n) p->bDrainFailed = 0;
   if (i > 0 && i < n) {
     memmove(p->aPend, p->aPend + i, sizeof(ckst_pend) * (n - i));
   }
@@ -1713,7 +1723,7 @@ static int ckst_flush_blocks(ckstore *p) {
 int ckst_flush(ckstore *p) {
   sqlite3_stmt *pStmt = 0;
   int i, rc;
-  if (p->bDrainFailed && p->nPend == 0) {
+  if (p->bLostPending) {
     /* A savepoint rollback inside the failed statement discarded its
     ** pending inserts: only the whole transaction can be rolled back. */
     return ckst_error(p, SQLITE_ERROR,
@@ -1758,7 +1768,10 @@ int ckst_flush(ckstore *p) {
 /* Forget the cache and the configuration (the next use reloads). */
 void ckst_discard(ckstore *p) {
   ckst_cache_clear(p);
+  p->nDiscard++;
+  if (p->nPend > 0 && p->bDrainFailed) p->bLostPending = 1;
   p->nPend = 0;
+  p->bDrainFailed = 0;
   p->bPagerVersion = 0;
   p->bLoaded = 0;
   p->bChanged = 0;
@@ -1769,7 +1782,7 @@ void ckst_discard(ckstore *p) {
 /* The transaction committed: the next change bumps the cookie again. */
 void ckst_rollback(ckstore *p) {
   ckst_discard(p);
-  p->bDrainFailed = 0;
+  p->bLostPending = 0;
 }
 
 void ckst_commit(ckstore *p) { p->bCookieBumped = 0; }
