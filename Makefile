@@ -14,7 +14,7 @@
 #                   MODEL_JOBS processes) and crash test (CRASH_KILLS kills)
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS s
 #   make bench      benchmarks (tests/bench), printed as tables
-#   make figure     redraw tests/bench/fpr_vs_bits.png (installs gnuplot-nox)
+#   make figure     redraw the figures in docs/img (installs gnuplot-nox)
 #   make static     libcuckoo.a built with -DSQLITE_CORE for static linking
 #
 # `make demo` and the test targets first install missing Debian packages
@@ -130,7 +130,7 @@ demo: deps cuckoo.so
 bench: deps cuckoo.so
 	$(MAKE) -C tests/bench run
 
-# The README's space/false-positive figure (gnuplot: a bench-only need).
+# The figures of docs/benchmarks.md (gnuplot: a bench-only need).
 figure: deps
 	$(MAKE) -C tests/bench figure
 

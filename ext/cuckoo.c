@@ -7,8 +7,17 @@
 ** same function can be registered with sqlite3_auto_extension().
 **
 ** It refuses to load into a SQLite older than CUCKOO_MIN_SQLITE (the
-** first release with everything the virtual table and window functions
-** use: xShadowName, SQLITE_INNOCUOUS, sqlite3_vtab_in), saying why.
+** first release with everything the functions and the virtual table
+** need: window functions, xShadowName, SQLITE_INNOCUOUS), saying why.
+** Newer APIs are used only when the running library has them, decided
+** at load time from sqlite3_libversion_number() (the loader's table of
+** routines is shorter in an older library, so a routine it lacks must
+** never be called):
+**
+**   3.38.0  sqlite3_vtab_in: item IN (...) in one xFilter call (before,
+**           SQLite calls xFilter once per value of the list)
+**   3.44.0  xIntegrity: PRAGMA integrity_check and quick_check check
+**           every cuckoo table (before, only cuckoo_check() does)
 */
 #include "cuckoo_sql.h"
 
@@ -16,8 +25,8 @@
 SQLITE_EXTENSION_INIT1
 #endif
 
-#define CUCKOO_MIN_SQLITE 3038000
-#define CUCKOO_MIN_SQLITE_NAME "3.38.0"
+#define CUCKOO_MIN_SQLITE 3031001
+#define CUCKOO_MIN_SQLITE_NAME "3.31.1"
 
 #ifdef _WIN32
 __declspec(dllexport)

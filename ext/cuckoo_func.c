@@ -83,30 +83,46 @@ static void ck_new(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 ** Add (isAdd) or remove one copy of each of the items aHash[0..n) in
 ** order, through the core's batches (the same bytes as one at a time).
 ** Returns CF_OK, the first failed insert's code, or CF_CORRUPT if a
-** removal found a copy while the count was 0, with the index of the item
-** that failed in *piBad.  (A count that reaches 0
+** removal found a copy while the count was 0.  (A count that reaches 0
 ** stays 0, so the removals that failed that way are exactly the ones not
 ** done whose item is still present at the end.)
 */
 #define CK_UPDATE_CHUNK 64 /* items hashed and handed over at a time */
 static int ck_update_batch(cf_filter *f, int isAdd, const uint64_t *aHash,
-                           size_t n, size_t *piBad) {
+                           size_t n, size_t *piFail) {
   uint8_t aDone[CK_UPDATE_CHUNK];
   size_t i;
   int rc = CF_OK;
   if (isAdd) {
-    *piBad = cf_insert_batch(f, aHash, n, &rc);
+    *piFail = cf_insert_batch(f, aHash, n, &rc);
     return rc;
   }
   if (cf_remove_batch(f, aHash, n, aDone) < n && f->count == 0) {
     for (i = 0; i < n; i++) {
       if (!aDone[i] && cf_contains_hash(f, aHash[i])) {
-        *piBad = i;
+        *piFail = i;
         return CF_CORRUPT;
       }
     }
   }
   return CF_OK;
+}
+
+/* Report the failure rc of argument iArg of zFunc on f, which held
+** nStored items when the call began. */
+static void ck_update_error(sqlite3_context *ctx, const char *zFunc, int rc,
+                            const cf_filter *f, uint64_t nStored,
+                            sqlite3_value *pArg, int iArg) {
+  char *zItem = cksql_describe_value(pArg);
+  char *zWhat =
+      zItem ? sqlite3_mprintf("argument %d (%s)", iArg + 1, zItem) : 0;
+  if (zWhat == 0) {
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
+  } else {
+    cksql_result_cf_error(ctx, zFunc, rc, f, nStored, zWhat);
+  }
+  sqlite3_free(zItem);
+  sqlite3_free(zWhat);
 }
 
 /*
@@ -120,17 +136,16 @@ static void ck_update(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   int isAdd = sqlite3_user_data(ctx) != 0;
   const char *zFunc = isAdd ? "cuckoo_add" : "cuckoo_remove";
   uint64_t aHash[CK_UPDATE_CHUNK];
-  int aArg[CK_UPDATE_CHUNK]; /* the argument of each hash */
-  size_t nHash = 0, iBad = 0;
+  size_t nHash = 0;
   cf_filter f;
   uint64_t nStored;
+  int aArg[CK_UPDATE_CHUNK]; /* argument index of each aHash[] */
   int i, rc, rcHash;
 
   if (argc < 2) {
-    cksql_result_error(ctx, SQLITE_ERROR,
-                       sqlite3_mprintf("%s: needs a filter and at least one "
-                                       "item (got %d argument%s)",
-                                       zFunc, argc, argc == 1 ? "" : "s"));
+    cksql_result_error(ctx, SQLITE_ERROR, sqlite3_mprintf("%s: needs a filter and at least one item "
+                                  "(got %d argument%s)",
+                                  zFunc, argc, argc == 1 ? "" : "s"));
     return;
   }
   rc = cksql_open_arg(ctx, zFunc, 0, argv[0], &f);
@@ -145,20 +160,12 @@ static void ck_update(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
       if (rcHash == SQLITE_OK) aArg[nHash++] = i;
     }
     if (nHash == CK_UPDATE_CHUNK || i == argc || rcHash != SQLITE_OK) {
-      rc = ck_update_batch(&f, isAdd, aHash, nHash, &iBad);
+      size_t iFail = 0;
+      rc = ck_update_batch(&f, isAdd, aHash, nHash, &iFail);
       nHash = 0;
       if (rc != CF_OK) {
-        int iArg = aArg[iBad];
-        char *zItem = cksql_describe_value(argv[iArg]);
-        char *zWhat =
-            zItem ? sqlite3_mprintf("argument %d (%s)", iArg + 1, zItem) : 0;
-        if (zWhat == 0) {
-          cksql_result_error(ctx, SQLITE_NOMEM, 0);
-        } else {
-          cksql_result_cf_error(ctx, zFunc, rc, &f, nStored, zWhat);
-        }
-        sqlite3_free(zItem);
-        sqlite3_free(zWhat);
+        ck_update_error(ctx, zFunc, rc, &f, nStored, argv[aArg[iFail]],
+                        aArg[iFail]);
         sqlite3_free(f.blob);
         return;
       }
@@ -251,7 +258,7 @@ static void ck_count(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   rc = cksql_hash_value(argv[1], f.p.seed, &h);
   if (rc == SQLITE_DONE) return;
   if (rc != SQLITE_OK) {
-    sqlite3_result_error_nomem(ctx);
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
     return;
   }
   sqlite3_result_int(ctx, (int)cf_copies(&f, cf_key_of(&f, h)));
@@ -304,8 +311,8 @@ static void ck_info(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
       "\"bits_per_item\":%!.6g,\"expected_fpr\":%!.6g,\"seed\":%llu,"
       "\"error_rate_range\":[%!.6g,%!.6g],\"fpr_at_capacity\":%!.6g%s}",
       CF_VERSION, f.semisort ? "semisort" : "plain",
-      (unsigned long long)f.p.capacity, (unsigned long long)f.p.nbuckets, b, fp,
-      (unsigned long long)f.count, (double)f.count / slots,
+      (unsigned long long)f.p.capacity, (unsigned long long)f.p.nbuckets, b,
+      fp, (unsigned long long)f.count, (double)f.count / slots,
       (unsigned long long)f.blob_size,
       (double)f.table_size * 8.0 / (double)f.p.capacity, cf_expected_fpr(&f),
       (unsigned long long)f.p.seed, lo, hi, fprCap, zNote ? zNote : "");

@@ -32,7 +32,9 @@
 **      and fingerprint there, and copies (its fingerprint's copies in its
 **      two buckets, summed over levels: like RedisBloom's CF.COUNT).
 **   2. Plans: item = ? (unique), item IN (...) (all values in one xFilter
-**      with sqlite3_vtab_in), rowid = ? (a lookup by hash: no item), and
+**      with sqlite3_vtab_in; a SQLite older than 3.38 has no
+**      sqlite3_vtab_in and calls xFilter once per value, with the same
+**      rows), rowid = ? (a lookup by hash: no item), and
 **      a scan.  A scan row is one stored fingerprint (item NULL); its
 **      rowid is a hash that maps to it (ckst_scan_hash), so DELETE FROM
 **      without WHERE empties the table through the scan.  A scan that
@@ -57,7 +59,10 @@
 **   5. Registered INNOCUOUS: the table reads and writes only its own
 **      shadow tables in its own database, as an ordinary table would, so
 **      it is safe in triggers and views under trusted_schema=OFF.
-**   6. cuckoo_check(), cuckoo_export() and cuckoo_table_info() take a
+**   6. PRAGMA integrity_check and quick_check run cuckoo_check() on every
+**      cuckoo table (xIntegrity, registered only on SQLite 3.44 or later,
+**      which knows it).
+**   7. cuckoo_check(), cuckoo_export() and cuckoo_table_info() take a
 **      table name (schema "main") or a schema and a table name, find the
 **      table's open store on this connection (connecting it if needed)
 **      and so see this connection's unflushed changes.
@@ -81,10 +86,31 @@
 
 typedef struct ckvt_table ckvt_table;
 
+/*
+** The module object with xIntegrity (iVersion 4, SQLite 3.44).  Built
+** against an older sqlite3.h, the same layout is declared here: the
+** version-3 object followed by the one new method.
+*/
+typedef int (*ckvt_integrity_fn)(sqlite3_vtab *, const char *, const char *,
+                                 int, char **);
+#if SQLITE_VERSION_NUMBER >= 3044000
+typedef sqlite3_module ckvt_module;
+#define CKVT_MODULE(m) (&(m))
+#else
+typedef struct ckvt_module {
+  sqlite3_module base; /* iVersion 1 to 3 */
+  ckvt_integrity_fn xIntegrity;
+} ckvt_module;
+#define CKVT_MODULE(m) (&(m).base)
+#endif
+
 /* Per-connection registry of open cuckoo tables (the module's client
-** data, shared with the companion functions). */
+** data, shared with the companion functions), and the module object as
+** registered for the running SQLite. */
 typedef struct ckvt_global {
   ckvt_table *pList;
+  int bVtabIn;        /* sqlite3_vtab_in() exists (SQLite 3.38+) */
+  ckvt_module module; /* iVersion 4 with xIntegrity on SQLite 3.44+ */
 } ckvt_global;
 
 struct ckvt_table {
@@ -271,9 +297,21 @@ static int ckvt_is_comparison(unsigned char op) {
          op != SQLITE_INDEX_CONSTRAINT_OFFSET;
 }
 
+/* Whether constraint i is an IN list that xFilter can take whole. */
+static int ckvt_in_whole(ckvt_table *pTab, sqlite3_index_info *p, int i) {
+#if SQLITE_VERSION_NUMBER >= 3038000
+  if (pTab->pGlobal->bVtabIn) return sqlite3_vtab_in(p, i, -1);
+#else
+  (void)p;
+  (void)i;
+#endif
+  (void)pTab;
+  return 0;
+}
+
 static int ckvtBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *p) {
+  ckvt_table *pTab = (ckvt_table *)pVtab;
   int i, iEq = -1, iIn = -1, iRowid = -1, bNeedItems = 0;
-  (void)pVtab;
   for (i = 0; i < p->nConstraint; i++) {
     const struct sqlite3_index_constraint *c = &p->aConstraint[i];
     const char *zColl;
@@ -289,7 +327,7 @@ static int ckvtBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *p) {
       bNeedItems = 1;
       continue;
     }
-    if (sqlite3_vtab_in(p, i, -1)) {
+    if (ckvt_in_whole(pTab, p, i)) {
       if (iIn < 0) iIn = i;
     } else if (iEq < 0) {
       iEq = i;
@@ -306,7 +344,9 @@ static int ckvtBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *p) {
   } else if (iIn >= 0) {
     p->aConstraintUsage[iIn].argvIndex = 1;
     p->aConstraintUsage[iIn].omit = 1;
-    sqlite3_vtab_in(p, iIn, 1);
+#if SQLITE_VERSION_NUMBER >= 3038000
+    sqlite3_vtab_in(p, iIn, 1); /* only reached when bVtabIn */
+#endif
     p->idxNum = CKVT_PLAN_IN;
     p->idxStr = "item IN (...)";
     p->estimatedCost = 10.0;
@@ -461,7 +501,9 @@ static int ckvtFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   switch (idxNum) {
   case CKVT_PLAN_EQ: rc = ckvt_lookup(pCur, pStore, argv[0]); break;
   case CKVT_PLAN_ROWID: rc = ckvt_lookup_rowid(pCur, pStore, argv[0]); break;
+#if SQLITE_VERSION_NUMBER >= 3038000
   case CKVT_PLAN_IN: {
+    /* planned only when sqlite3_vtab_in() exists */
     sqlite3_value *v = 0;
     for (rc = sqlite3_vtab_in_first(argv[0], &v); rc == SQLITE_OK && v;
          rc = sqlite3_vtab_in_next(argv[0], &v)) {
@@ -471,6 +513,7 @@ static int ckvtFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     if (rc == SQLITE_DONE) rc = SQLITE_OK;
     break;
   }
+#endif
   case CKVT_PLAN_COUNT:
     if (!pCur->bScanned) pTab->nScan++;
     pCur->bScanned = 1;
@@ -830,7 +873,34 @@ static int ckvtRollbackTo(sqlite3_vtab *pVtab, int iSavepoint) {
   return SQLITE_OK;
 }
 
-static sqlite3_module ckvtModule = {
+/*
+** PRAGMA integrity_check and quick_check (SQLite 3.44+): the problems
+** cuckoo_check() finds, in *pzErr, or nothing when the table is sound.
+*/
+static int ckvtIntegrity(sqlite3_vtab *pVtab, const char *zSchema,
+                         const char *zTabName, int mFlags, char **pzErr) {
+  ckvt_table *pTab = (ckvt_table *)pVtab;
+  char *zReport = 0;
+  int rc;
+  (void)zSchema;
+  (void)zTabName;
+  (void)mFlags; /* quick_check checks as much: the check reads every row */
+  rc = ckst_check(pTab->pStore, &zReport);
+  if (rc != SQLITE_OK) {
+    sqlite3_free(ckst_take_error(pTab->pStore));
+    return rc;
+  }
+  if (strcmp(zReport, "ok") == 0) {
+    sqlite3_free(zReport);
+  } else {
+    *pzErr = zReport;
+  }
+  return SQLITE_OK;
+}
+
+/* The version-3 module; cuckoo_register_vtab() copies it into the
+** connection's ckvt_global and adds xIntegrity when SQLite knows it. */
+static const sqlite3_module ckvtModule = {
     3,              /* iVersion: xShadowName */
     ckvtCreate,     /* xCreate */
     ckvtConnect,    /* xConnect */
@@ -855,6 +925,9 @@ static sqlite3_module ckvtModule = {
     ckvtRelease,    /* xRelease */
     ckvtRollbackTo, /* xRollbackTo */
     ckvtShadowName, /* xShadowName */
+#if SQLITE_VERSION_NUMBER >= 3044000
+    0, /* xIntegrity: set by cuckoo_register_vtab() on SQLite 3.44+ */
+#endif
 };
 
 /* ---------------------------------------------------------------------
@@ -892,7 +965,7 @@ static ckvt_table *ckvt_find(sqlite3_context *ctx, const char *zFunc, int nName,
   if (nName == 2) zDb = (const char *)sqlite3_value_text(argv[0]);
   zName = (const char *)sqlite3_value_text(argv[nName - 1]);
   if (zDb == 0 || zName == 0) {
-    sqlite3_result_error_nomem(ctx);
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
     return 0;
   }
   pTab = ckvt_lookup_table(g, zDb, zName);
@@ -901,14 +974,14 @@ static ckvt_table *ckvt_find(sqlite3_context *ctx, const char *zFunc, int nName,
     sqlite3_stmt *pStmt = 0;
     char *zSql = sqlite3_mprintf("SELECT 0 FROM \"%w\".\"%w\"", zDb, zName);
     if (zSql == 0) {
-      sqlite3_result_error_nomem(ctx);
+      cksql_result_error(ctx, SQLITE_NOMEM, 0);
       return 0;
     }
     rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
     sqlite3_free(zSql);
     sqlite3_finalize(pStmt);
     if (rc == SQLITE_NOMEM) {
-      sqlite3_result_error_nomem(ctx);
+      cksql_result_error(ctx, SQLITE_NOMEM, 0);
       return 0;
     }
     if (rc != SQLITE_OK) {
@@ -1033,12 +1106,20 @@ int cuckoo_register_vtab(sqlite3 *db) {
       {"cuckoo_export", 3, ckvtExportFunc},
   };
   ckvt_global *g = sqlite3_malloc64(sizeof(*g));
+  sqlite3_module *pMod;
   size_t i;
   int rc;
   if (g == 0) return SQLITE_NOMEM;
   memset(g, 0, sizeof(*g));
+  g->bVtabIn = sqlite3_libversion_number() >= 3038000;
+  pMod = CKVT_MODULE(g->module);
+  *pMod = ckvtModule;
+  if (sqlite3_libversion_number() >= 3044000) {
+    g->module.xIntegrity = ckvtIntegrity;
+    pMod->iVersion = 4;
+  }
   /* On failure sqlite3_create_module_v2() calls the destructor itself. */
-  rc = sqlite3_create_module_v2(db, "cuckoo", &ckvtModule, g, ckvt_global_free);
+  rc = sqlite3_create_module_v2(db, "cuckoo", pMod, g, ckvt_global_free);
   for (i = 0; rc == SQLITE_OK && i < sizeof(aFunc) / sizeof(aFunc[0]); i++) {
     rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg, SQLITE_UTF8,
                                  g, aFunc[i].xFunc, 0, 0);

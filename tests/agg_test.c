@@ -35,81 +35,24 @@
 #include <string.h>
 
 #include "cuckoo_filter.h"
+#include "testlib.h"
 
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 
-static int nPass = 0, nFail = 0;
 static int scale = 1;
 
-#define CHECKF(cond, ...)                                                      \
-  do {                                                                         \
-    char zCtx_[1024];                                                          \
-    snprintf(zCtx_, sizeof(zCtx_), __VA_ARGS__);                               \
-    check_((cond) != 0, #cond, __LINE__, zCtx_);                               \
-  } while (0)
-
-static void check_(int ok, const char *zExpr, int line, const char *zCtx) {
-  if (ok) {
-    nPass++;
-    return;
-  }
-  nFail++;
-  if (nFail <= 50)
-    printf("! agg_test.c:%d: %s failed: %s\n", line, zExpr, zCtx);
-}
-
 static uint64_t g_rng = 0x853c49e6748fea9bULL;
-static uint64_t rnd(void) {
-  uint64_t z = (g_rng += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (p == 0) {
-    printf("agg_test: out of memory\n");
-    exit(2);
-  }
-  return p;
-}
-
-static sqlite3 *open_db(void) {
-  sqlite3 *db = 0;
-  if (sqlite3_open(":memory:", &db) != SQLITE_OK) {
-    printf("agg_test: cannot open a database\n");
-    exit(2);
-  }
-  return db;
-}
-
-static void exec(sqlite3 *db, const char *zSql) {
-  char *zErr = 0;
-  if (sqlite3_exec(db, zSql, 0, 0, &zErr) != SQLITE_OK) {
-    printf("agg_test: %s: %s\n", zSql, zErr);
-    exit(2);
-  }
-}
-
-static sqlite3_stmt *prep(sqlite3 *db, const char *zSql) {
-  sqlite3_stmt *s = 0;
-  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) {
-    printf("agg_test: %s: %s\n", zSql, sqlite3_errmsg(db));
-    exit(2);
-  }
-  return s;
-}
+static uint64_t rnd(void) { return tl_rnd(&g_rng); }
 
 /* Run a one-row query; copy its first column (a BLOB) into *pn bytes. */
 static uint8_t *query_blob(sqlite3 *db, const char *zSql, size_t *pn) {
-  sqlite3_stmt *s = prep(db, zSql);
+  sqlite3_stmt *s = tl_prep(db, zSql);
   uint8_t *p = 0;
   *pn = 0;
   if (sqlite3_step(s) == SQLITE_ROW &&
       sqlite3_column_type(s, 0) == SQLITE_BLOB) {
     *pn = (size_t)sqlite3_column_bytes(s, 0);
-    p = xmalloc(*pn);
+    p = tl_xmalloc(*pn);
     memcpy(p, sqlite3_column_blob(s, 0), *pn);
   }
   sqlite3_finalize(s);
@@ -146,7 +89,7 @@ static void params_for(cf_params *p, uint64_t cap, double e, unsigned b,
 static uint8_t *fill(const cf_params *p, const uint64_t *h, size_t n,
                      size_t *pSize) {
   cf_filter f;
-  uint8_t *buf = xmalloc((size_t)cf_blob_size(p));
+  uint8_t *buf = tl_xmalloc((size_t)cf_blob_size(p));
   size_t i;
   cf_init(&f, p, buf);
   for (i = 0; i < n; i++) {
@@ -193,12 +136,12 @@ static size_t fill_table(sqlite3 *db, const char *zTab, size_t n,
   sqlite3_stmt *s;
   size_t i, k = 0;
   snprintf(zSql, sizeof(zSql), "DROP TABLE IF EXISTS %s", zTab);
-  exec(db, zSql);
+  tl_exec(db, zSql);
   snprintf(zSql, sizeof(zSql), "CREATE TABLE %s(x)", zTab);
-  exec(db, zSql);
+  tl_exec(db, zSql);
   snprintf(zSql, sizeof(zSql), "INSERT INTO %s VALUES(?)", zTab);
-  exec(db, "BEGIN");
-  s = prep(db, zSql);
+  tl_exec(db, "BEGIN");
+  s = tl_prep(db, zSql);
   for (i = 0; i < n; i++) {
     int64_t v = (int64_t)(rnd() % nUniv) - (int64_t)(nUniv / 3);
     if (rnd() % 50 == 0) {
@@ -219,7 +162,7 @@ static size_t fill_table(sqlite3 *db, const char *zTab, size_t n,
     sqlite3_reset(s);
   }
   sqlite3_finalize(s);
-  exec(db, "COMMIT");
+  tl_exec(db, "COMMIT");
   return k;
 }
 
@@ -241,8 +184,8 @@ static void test_identity(void) {
       {", 1e-6, NULL, 'bucket_size=8'", 1e-6, 8, 0, 0},
       {", 0.5, NULL, 'semisort seed=7'", 0.5, 4, 1, 7},
   };
-  sqlite3 *db = open_db();
-  uint64_t *h = xmalloc(200000 * sizeof(uint64_t));
+  sqlite3 *db = tl_open(":memory:");
+  uint64_t *h = tl_xmalloc(200000 * sizeof(uint64_t));
   size_t iSize, iCfg;
   for (iCfg = 0; iCfg < sizeof(aCfg) / sizeof(aCfg[0]); iCfg++) {
     for (iSize = 0; iSize < sizeof(aSize) / sizeof(aSize[0]); iSize++) {
@@ -270,7 +213,7 @@ static void test_identity(void) {
              "exact cfg %d rows %zu distinct %zu: %zu vs %zu bytes", (int)iCfg,
              nRow, n, nGot, nWant);
       /* The same rows in another order give the same BLOB. */
-      exec(db, "DROP TABLE IF EXISTS t2;"
+      tl_exec(db, "DROP TABLE IF EXISTS t2;"
                "CREATE TABLE t2 AS SELECT x FROM t1 ORDER BY random()");
       snprintf(zSql, sizeof(zSql), "SELECT cuckoo_agg(x%s) FROM t2",
                aCfg[iCfg].zArgs);
@@ -330,7 +273,7 @@ static void test_identity(void) {
 */
 
 static void test_space(void) {
-  sqlite3 *db = open_db();
+  sqlite3 *db = tl_open(":memory:");
   uint64_t n, nMax = 3000000 / (uint64_t)scale, nNextPrint = 100;
   int nOver = 0;
   printf("%10s %8s %5s %10s %12s %10s\n", "items", "buckets", "f", "bits/item",
@@ -389,7 +332,7 @@ static void test_space(void) {
 
 /* Run zSql; expect SQLITE_TOOBIG with zPattern in the message. */
 static void expect_toobig(sqlite3 *db, const char *zSql, const char *zPattern) {
-  sqlite3_stmt *s = prep(db, zSql);
+  sqlite3_stmt *s = tl_prep(db, zSql);
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
   }
@@ -400,8 +343,8 @@ static void expect_toobig(sqlite3 *db, const char *zSql, const char *zPattern) {
 }
 
 static void test_limit(void) {
-  sqlite3 *db = open_db();
-  exec(db, "CREATE TABLE t(x);"
+  sqlite3 *db = tl_open(":memory:");
+  tl_exec(db, "CREATE TABLE t(x);"
            "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM s "
            "WHERE i < 20000) INSERT INTO t SELECT i FROM s;");
   sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 20000);
@@ -467,14 +410,14 @@ static void test_window(void) {
   };
   static const char *azArgs[] = {"", ", 0.01", ", 0.01, 400",
                                  ", 0.01, NULL, 'semisort'"};
-  sqlite3 *db = open_db();
+  sqlite3 *db = tl_open(":memory:");
   int nRow = 2500 / scale, i, iWin, iArg;
   sqlite3_stmt *s;
-  int64_t *aFrame = xmalloc(sizeof(int64_t) * (size_t)nRow);
+  int64_t *aFrame = tl_xmalloc(sizeof(int64_t) * (size_t)nRow);
   uint64_t nProbe = 0, nFalse = 0;
   int64_t ts = 0;
-  exec(db, "CREATE TABLE t(ts INTEGER PRIMARY KEY, p, k, x)");
-  s = prep(db, "INSERT INTO t VALUES(?, ?, ?, ?)");
+  tl_exec(db, "CREATE TABLE t(ts INTEGER PRIMARY KEY, p, k, x)");
+  s = tl_prep(db, "INSERT INTO t VALUES(?, ?, ?, ?)");
   for (i = 0; i < nRow; i++) {
     /* Stretches of dense and sparse timestamps: RANGE frames of a few
     ** rows to a few hundred, so window filters grow and shrink. */
@@ -500,7 +443,7 @@ static void test_window(void) {
                "SELECT cuckoo_agg(x%s) OVER win, group_concat(x) OVER win "
                "FROM t WINDOW win AS (%s)",
                azArgs[iArg], azWin[iWin]);
-      s = prep(db, zSql);
+      s = tl_prep(db, zSql);
       while (sqlite3_step(s) == SQLITE_ROW) {
         const void *pBlob = sqlite3_column_blob(s, 0);
         int nBlob = sqlite3_column_bytes(s, 0);
@@ -563,12 +506,12 @@ static void test_window(void) {
 
 int main(void) {
   const char *z = getenv("CUCKOO_SANITIZED");
+  tl_zProgram = "agg_test";
   if (z && z[0] == '1') scale = 5;
   sqlite3_auto_extension((void (*)(void))sqlite3_cuckoo_init);
   test_identity();
   test_space();
   test_limit();
   test_window();
-  printf("agg_test: %d passed, %d failed\n", nPass, nFail);
-  return nFail ? 1 : 0;
+  return tl_report("agg_test");
 }

@@ -52,19 +52,15 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "testlib.h"
 
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 
-static int nPass = 0, nFail = 0, bVerbose = 0;
+static int bVerbose = 0;
+/* One check of round iRound (zGot: what was found instead, or NULL). */
 static void check(int ok, int iRound, const char *zWhat, const char *zGot) {
-  if (ok) {
-    nPass++;
-  } else {
-    nFail++;
-    printf("! round %d: %s%s%s\n", iRound, zWhat, zGot ? ": " : "",
+  tl_check(ok, "round %d: %s%s%s", iRound, zWhat, zGot ? ": " : "",
            zGot ? zGot : "");
-    fflush(stdout);
-  }
 }
 
 static uint64_t g_rng;
@@ -301,11 +297,12 @@ static void writer(const char *zFile, int bWal, long nKillAt,
       sqlite3_prepare_v2(db, "INSERT INTO t(item) VALUES(?1)", -1, &sJunk, 0) ||
       sqlite3_prepare_v2(db,
                          "INSERT INTO progress SELECT ?1, "
-                         "cuckoo_table_info('t') ->> 'count', "
-                         "cuckoo_table_info('t') ->> 'levels'",
+                         "json_extract(cuckoo_table_info('t'), '$.count'), "
+                         "json_extract(cuckoo_table_info('t'), '$.levels')",
                          -1, &sProg, 0) ||
-      sqlite3_prepare_v2(db, "SELECT cuckoo_table_info('t') ->> 'levels'", -1,
-                         &sLevels, 0)) {
+      sqlite3_prepare_v2(
+          db, "SELECT json_extract(cuckoo_table_info('t'), '$.levels')", -1,
+          &sLevels, 0)) {
     die(db, "prepare");
   }
   for (nDone = 0, k = K + 1; nDone < 60; k++, nDone++) {
@@ -441,7 +438,7 @@ static int64_t verify(dbstate *d, int iRound) {
   }
   /* 1. integrity */
   check_says_ok(db, "PRAGMA integrity_check", iRound, "integrity_check");
-  if (one_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 't'", &ok) !=
+  if (one_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 't'", &ok) !=
       1) {
     /* killed before the first commit created the table */
     check(ok, iRound, "schema readable", sqlite3_errmsg(db));
@@ -457,15 +454,16 @@ static int64_t verify(dbstate *d, int iRound) {
                      "max(k) FROM progress)",
                      &ok)
            : 0;
-  nCount = one_int(db, "SELECT cuckoo_table_info('t') ->> 'count'", &ok);
+  nCount = one_int(db, "SELECT json_extract(cuckoo_table_info('t'), '$.count')",
+                   &ok);
   snprintf(zMsg, sizeof(zMsg), "table count %lld, batch %lld recorded %lld",
            (long long)nCount, (long long)K, (long long)nRec);
   check(nCount == nRec, iRound, "count of the last committed batch", zMsg);
 
   /* a level added by the lost batch is gone with it */
   {
-    int64_t nLv =
-        one_int(db, "SELECT cuckoo_table_info('t') ->> 'levels'", &ok);
+    int64_t nLv = one_int(
+        db, "SELECT json_extract(cuckoo_table_info('t'), '$.levels')", &ok);
     int64_t nRecLv =
         K ? one_int(db,
                     "SELECT levels FROM progress WHERE k = (SELECT max(k) "
@@ -514,12 +512,13 @@ static int64_t verify(dbstate *d, int iRound) {
            (long long)nJunk);
   check(nJunk <= 3, iRound, "rolled-back savepoint absent", zMsg);
   if (bVerbose) {
-    printf("  round %d (%s): committed batches %lld, count %lld, levels "
-           "%lld, ghosts %lld\n",
-           iRound, d->bWal ? "wal" : "delete", (long long)K, (long long)nCount,
-           (long long)one_int(db, "SELECT cuckoo_table_info('t') ->> 'levels'",
-                              &ok),
-           (long long)nGhost);
+    printf(
+        "  round %d (%s): committed batches %lld, count %lld, levels "
+        "%lld, ghosts %lld\n",
+        iRound, d->bWal ? "wal" : "delete", (long long)K, (long long)nCount,
+        (long long)one_int(
+            db, "SELECT json_extract(cuckoo_table_info('t'), '$.levels')", &ok),
+        (long long)nGhost);
   }
   sqlite3_close(db);
   return K;
@@ -533,6 +532,7 @@ int main(int argc, char **argv) {
   dbstate aDb[2];
   char zStatus[700];
   struct timespec t0, t1;
+  tl_zProgram = "crash_test";
 
   if (zSan && atoi(zSan)) {
     nKills = 8;
@@ -623,6 +623,5 @@ int main(int argc, char **argv) {
          (long long)g_nKillsTotal, (long long)g_nIoKills,
          (long long)g_nTimeKills, (long long)g_nGrowKills, (long long)g_nClean,
          g_nBatch);
-  printf("crash_test: %d passed, %d failed\n", nPass, nFail);
-  return nFail ? 1 : 0;
+  return tl_report("crash_test");
 }

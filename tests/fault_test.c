@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "testlib.h"
 
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 
@@ -76,17 +77,12 @@ static void fault_disarm(void) {
   g_failing = 0;
 }
 
-static int nPass = 0, nFail = 0;
+/* One check of a scenario run with the N-th allocation failing. */
 static void check(int ok, const char *zScenario, int n, int persistent,
                   const char *zWhat, const char *zDetail) {
-  if (ok) {
-    nPass++;
-  } else {
-    nFail++;
-    printf("! %s N=%d %s: %s %s\n", zScenario, n,
+  tl_check(ok, "%s N=%d %s: %s %s", zScenario, n,
            persistent ? "persistent" : "transient", zWhat,
            zDetail ? zDetail : "");
-  }
 }
 
 typedef struct scenario {
@@ -158,7 +154,7 @@ static char *db_dump(sqlite3 *db) {
   int rc;
   sqlite3_str_appendall(pOut, "database\n"); /* never an empty string */
   rc = sqlite3_prepare_v2(
-      db, "SELECT name, type, sql FROM sqlite_schema ORDER BY name, type", -1,
+      db, "SELECT name, type, sql FROM sqlite_master ORDER BY name, type", -1,
       &pTab, 0);
   while (rc == SQLITE_OK && sqlite3_step(pTab) == SQLITE_ROW) {
     const char *zName = (const char *)sqlite3_column_text(pTab, 0);
@@ -220,7 +216,7 @@ static char **cuckoo_tables(sqlite3 *db) {
   int n = 0;
   memset(az, 0, sizeof(char *) * 17);
   if (sqlite3_prepare_v2(db,
-                         "SELECT name FROM sqlite_schema WHERE type = 'table' "
+                         "SELECT name FROM sqlite_master WHERE type = 'table' "
                          "AND sql LIKE 'CREATE VIRTUAL TABLE%USING cuckoo%' "
                          "ORDER BY name",
                          -1, &s, 0) == SQLITE_OK) {
@@ -554,6 +550,7 @@ static const scenario aScenario[] = {
 int main(void) {
   sqlite3_mem_methods m;
   size_t i;
+  tl_zProgram = "fault_test";
   sqlite3_shutdown();
   sqlite3_config(SQLITE_CONFIG_GETMALLOC, &g_orig);
   m = g_orig;
@@ -573,6 +570,5 @@ int main(void) {
   for (i = 0; i < sizeof(aScenario) / sizeof(aScenario[0]); i++) {
     run_scenario(&aScenario[i]);
   }
-  printf("fault_test: %d passed, %d failed\n", nPass, nFail);
-  return nFail ? 1 : 0;
+  return tl_report("fault_test");
 }

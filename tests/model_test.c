@@ -43,19 +43,21 @@
 **   3. Only the documented errors: "full" and "too many copies", which
 **      change nothing (the model keeps the old state and is re-checked).
 **      A tiny filter with a fixed capacity can refuse an item below that
-**      capacity (README, Limits): allowed for the fixed-capacity builds.
+**      capacity (docs/reference.md#limits): allowed for the
+**      fixed-capacity builds.
 **   4. cuckoo_merge keeps, per fingerprint and bucket pair, the larger
 **      number of copies of its two arguments (checked on every item's
 **      pair with the core's cf_copies()).  Two different items of one
-**      pair are one fingerprint to a union (README, cuckoo_merge): the
-**      model then keeps as many copies as the filter holds ("merge
-**      collapses" in the report, normally a handful).
+**      pair are one fingerprint to a union
+**      (docs/reference.md#cuckoo_merge): the model then keeps as many
+**      copies as the filter holds ("merge collapses" in the report,
+**      normally a handful).
 **   5. The table mirrors the model: INSERT OR IGNORE adds exactly when a
 **      lookup just before found nothing (changes() agrees); ROLLBACK and
 **      ROLLBACK TO bring back what they undo; a DELETE may leave an item
-**      that matches on several levels in place (README, Growth), so "still
-**      found after its last copy was deleted" is allowed, never "not found
-**      while present".
+**      that matches on several levels in place
+**      (docs/virtual-table.md#growth), so "still found after its last copy
+**      was deleted" is allowed, never "not found while present".
 **   6. cuckoo_check() is 'ok' and PRAGMA integrity_check is 'ok'.
 **   7. False-positive rate: probes of ids never added, counted against
 **      each filter's or table's error_rate: the positives must not exceed
@@ -81,6 +83,7 @@
 #include <unistd.h>
 
 #include "cuckoo_filter.h"
+#include "testlib.h"
 
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 
@@ -88,12 +91,7 @@ int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 ** Random numbers (splitmix64: deterministic for a seed)
 */
 static uint64_t g_rng;
-static uint64_t rnd(void) {
-  uint64_t z = (g_rng += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+static uint64_t rnd(void) { return tl_rnd(&g_rng); }
 static uint64_t rnd_below(uint64_t n) { return n ? rnd() % n : 0; }
 static int chance(double p) {
   return (double)(rnd() >> 11) < p * 9007199254740992.0;
@@ -147,7 +145,7 @@ static void fail(int prop, const char *zFmt, ...) {
   printf("\n");
   fflush(stdout);
 }
-#define CHECK(prop, cond, ...)                                                 \
+#define PROP_CHECK(prop, cond, ...)                                                 \
   do {                                                                         \
     if (cond)                                                                  \
       aChecked[prop]++;                                                        \
@@ -350,22 +348,6 @@ static uint64_t mset_random(const mset *m) {
 /* ---------------------------------------------------------------------
 ** SQL helpers
 */
-static sqlite3_stmt *prep(sqlite3 *db, const char *zSql) {
-  sqlite3_stmt *s = 0;
-  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) {
-    fprintf(stderr, "model_test: cannot prepare %s: %s\n", zSql,
-            sqlite3_errmsg(db));
-    exit(2);
-  }
-  return s;
-}
-static void exec_or_die(sqlite3 *db, const char *zSql) {
-  char *zErr = 0;
-  if (sqlite3_exec(db, zSql, 0, 0, &zErr) != SQLITE_OK) {
-    fprintf(stderr, "model_test: %s: %s\n", zSql, zErr);
-    exit(2);
-  }
-}
 /* Step a statement expected to give one row; returns SQLITE_ROW or the
 ** error code (the statement is left for the caller to reset). */
 static int step1(sqlite3_stmt *s) { return sqlite3_step(s); }
@@ -379,7 +361,7 @@ static int allowed_refusal(const char *zErr) {
          strstr(zErr, "too many copies") || strstr(zErr, "does not fit");
 }
 static int64_t one_int(sqlite3 *db, const char *zSql) {
-  sqlite3_stmt *s = prep(db, zSql);
+  sqlite3_stmt *s = tl_prep(db, zSql);
   int64_t v = -1;
   if (sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
   sqlite3_finalize(s);
@@ -405,7 +387,7 @@ static void fp_report(const char *zWhat, const fpstat *s, int prop) {
          s->nProbe ? 100.0 * s->sumTarget / (double)s->nProbe : 0.0,
          s->nProbe ? 100.0 * s->sumExpected / (double)s->nProbe : 0.0,
          s->sumTarget > 0 ? (double)s->nPos / s->sumTarget : 0.0);
-  CHECK(prop, (double)s->nPos <= bound,
+  PROP_CHECK(prop, (double)s->nPos <= bound,
         "%s: %llu false positives, more than the bound %.1f", zWhat,
         (unsigned long long)s->nPos, bound);
 }
@@ -470,13 +452,13 @@ static int f_contains_in(fsub *F, const void *p, int n, uint64_t id) {
 
 static void f_expect_found(fsub *F, uint64_t id, const char *zWhen) {
   int r = f_contains_in(F, F->a, F->n, id);
-  CHECK(P_NO_FALSE_NEG, r == 1, "filter: item %llu (%lld copies) not found %s",
+  PROP_CHECK(P_NO_FALSE_NEG, r == 1, "filter: item %llu (%lld copies) not found %s",
         (unsigned long long)id, (long long)mset_get(&F->m, id), zWhen);
 }
 
 static void f_expect_count(fsub *F, const char *zWhen) {
   int64_t c = f_count_of(F, F->a, F->n);
-  CHECK(P_COUNT, c == F->m.nTotal, "cuckoo_count %lld, model %lld %s",
+  PROP_CHECK(P_COUNT, c == F->m.nTotal, "cuckoo_count %lld, model %lld %s",
         (long long)c, (long long)F->m.nTotal, zWhen);
 }
 
@@ -492,7 +474,7 @@ static void f_recreate(fsub *F) {
   F->er = aEr[rnd_below(4)];
   F->cap = aCap[rnd_below(5)] + (int64_t)rnd_below(50);
   snprintf(F->zOpts, sizeof(F->zOpts), zOpt, (unsigned long long)(rnd() >> 1));
-  s = prep(F->db, "SELECT cuckoo_new(?1, ?2, ?3)");
+  s = tl_prep(F->db, "SELECT cuckoo_new(?1, ?2, ?3)");
   sqlite3_bind_int64(s, 1, F->cap);
   sqlite3_bind_double(s, 2, F->er);
   sqlite3_bind_text(s, 3, F->zOpts, -1, SQLITE_STATIC);
@@ -513,13 +495,14 @@ static void f_init(fsub *F) {
   memset(F, 0, sizeof(*F));
   if (sqlite3_open(":memory:", &F->db) != SQLITE_OK) exit(2);
   mset_init(&F->m);
-  F->sAdd1 = prep(F->db, "SELECT cuckoo_add(?1, ?2)");
-  F->sAdd3 = prep(F->db, "SELECT cuckoo_add(?1, ?2, ?3, ?4)");
-  F->sRemove = prep(F->db, "SELECT cuckoo_remove(?1, ?2)");
-  F->sContains = prep(F->db, "SELECT cuckoo_contains(?1, ?2)");
-  F->sCount = prep(F->db, "SELECT cuckoo_count(?1)");
-  F->sMerge = prep(F->db, "SELECT cuckoo_merge(?1, ?2)");
-  F->sFpr = prep(F->db, "SELECT cuckoo_info(?1) ->> 'expected_fpr'");
+  F->sAdd1 = tl_prep(F->db, "SELECT cuckoo_add(?1, ?2)");
+  F->sAdd3 = tl_prep(F->db, "SELECT cuckoo_add(?1, ?2, ?3, ?4)");
+  F->sRemove = tl_prep(F->db, "SELECT cuckoo_remove(?1, ?2)");
+  F->sContains = tl_prep(F->db, "SELECT cuckoo_contains(?1, ?2)");
+  F->sCount = tl_prep(F->db, "SELECT cuckoo_count(?1)");
+  F->sMerge = tl_prep(F->db, "SELECT cuckoo_merge(?1, ?2)");
+  F->sFpr =
+      tl_prep(F->db, "SELECT json_extract(cuckoo_info(?1), '$.expected_fpr')");
   f_recreate(F);
 }
 
@@ -554,7 +537,7 @@ static int f_apply(fsub *F, sqlite3_stmt *s, const char *zFunc) {
     const char *zErr = sqlite3_errmsg(F->db);
     r = allowed_refusal(zErr) && strncmp(zErr, zFunc, strlen(zFunc)) == 0 ? 0
                                                                           : -1;
-    CHECK(P_ERRORS, r == 0, "%s: unexpected error %d: %s", zFunc, rc, zErr);
+    PROP_CHECK(P_ERRORS, r == 0, "%s: unexpected error %d: %s", zFunc, rc, zErr);
     if (r == 0) F->nRefused++;
   }
   done(s);
@@ -598,7 +581,7 @@ static void f_probe(fsub *F) {
     f_expect_found(F, mset_random(&F->m), "(random probe)");
   } else {
     int r = f_contains_in(F, F->a, F->n, absent_id());
-    CHECK(P_ERRORS, r >= 0, "cuckoo_contains failed: %s",
+    PROP_CHECK(P_ERRORS, r >= 0, "cuckoo_contains failed: %s",
           sqlite3_errmsg(F->db));
     F->fp.nProbe++;
     F->fp.nPos += r == 1;
@@ -668,7 +651,7 @@ static void f_merge_with(fsub *F, const uint8_t *g, int n, const mset *gm) {
         unsigned a = cf_copies(&fOld, k), b = cf_copies(&fg, k);
         want = a > b ? a : b;
         have = cf_copies(&F->cf, k);
-        CHECK(P_MERGE, have == want,
+        PROP_CHECK(P_MERGE, have == want,
               "pair of item %llu holds %lld copies after the merge, "
               "expected max(%u, %u)",
               (unsigned long long)id, (long long)have, a, b);
@@ -745,7 +728,7 @@ static void f_merge(fsub *F) {
     int64_t c, nFound;
     k = 1 + rnd_below((uint64_t)F->cap / 2 + 1);
     lo = F->base + rnd_below(F->pool);
-    s = prep(F->db, bUnion ? RANGE_CTE "SELECT cuckoo_union(f) FROM (SELECT "
+    s = tl_prep(F->db, bUnion ? RANGE_CTE "SELECT cuckoo_union(f) FROM (SELECT "
                                        "cuckoo_agg(" ITEM_SQL(
                                            "i") ", ?3, ?4, ?5) "
                                                 "AS f FROM r GROUP BY i % 3)"
@@ -759,7 +742,7 @@ static void f_merge(fsub *F) {
     sqlite3_bind_text(s, 5, F->zOpts, -1, SQLITE_STATIC);
     if (step1(s) != SQLITE_ROW) {
       const char *zErr = sqlite3_errmsg(F->db);
-      CHECK(P_ERRORS, allowed_refusal(zErr), "fixed cuckoo_agg: %s", zErr);
+      PROP_CHECK(P_ERRORS, allowed_refusal(zErr), "fixed cuckoo_agg: %s", zErr);
       sqlite3_finalize(s);
       mset_free(&gm);
       return;
@@ -768,20 +751,20 @@ static void f_merge(fsub *F) {
       mset_add(&gm, lo + i, 1);
     /* every item of the range is in the partner; its count is exact for
     ** one aggregate, at most k for a union of shards */
-    sc = prep(F->db, RANGE_CTE "SELECT count(*) FROM r WHERE "
+    sc = tl_prep(F->db, RANGE_CTE "SELECT count(*) FROM r WHERE "
                                "cuckoo_contains(?3, " ITEM_SQL("i") ")");
     sqlite3_bind_int64(sc, 1, (sqlite3_int64)lo);
     sqlite3_bind_int64(sc, 2, (sqlite3_int64)k);
     sqlite3_bind_value(sc, 3, sqlite3_column_value(s, 0));
     nFound = step1(sc) == SQLITE_ROW ? sqlite3_column_int64(sc, 0) : -1;
     sqlite3_finalize(sc);
-    CHECK(P_AGG, nFound == (int64_t)k, "%s over %llu items finds %lld of them",
+    PROP_CHECK(P_AGG, nFound == (int64_t)k, "%s over %llu items finds %lld of them",
           bUnion ? "cuckoo_union" : "cuckoo_agg", (unsigned long long)k,
           (long long)nFound);
     c = f_count_of(F, sqlite3_column_blob(s, 0), sqlite3_column_bytes(s, 0));
     {
       int64_t want = bUnion ? f_union_count(F, lo, k, 3) : (int64_t)k;
-      CHECK(P_AGG, c == want,
+      PROP_CHECK(P_AGG, c == want,
             "%s over %llu distinct items has count %lld, expected %lld",
             bUnion ? "cuckoo_union" : "cuckoo_agg", (unsigned long long)k,
             (long long)c, (long long)want);
@@ -799,7 +782,7 @@ static void f_merge(fsub *F) {
         memcpy(self, F->a, (size_t)nSelf);
         sqlite3_bind_blob(F->sMerge, 1, self, nSelf, SQLITE_STATIC);
         sqlite3_bind_blob(F->sMerge, 2, self, nSelf, SQLITE_STATIC);
-        CHECK(P_MERGE,
+        PROP_CHECK(P_MERGE,
               step1(F->sMerge) == SQLITE_ROW &&
                   sqlite3_column_bytes(F->sMerge, 0) == nSelf &&
                   memcmp(sqlite3_column_blob(F->sMerge, 0), self,
@@ -848,7 +831,7 @@ static void f_agg(fsub *F) {
   double er = aEr[rnd_below(3)];
   lo = rnd_below((uint64_t)1 << 40);
   /* rows lo + (i mod d) for i < k: d distinct items, some repeated */
-  s = prep(F->db, "WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 "
+  s = tl_prep(F->db, "WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 "
                   "FROM r WHERE i < ?2 - 1), v(x) AS (SELECT ?1 + i % ?3 "
                   "FROM r) SELECT cuckoo_agg(" ITEM_SQL("x") ", ?4, ?5, ?6) "
                                                              "FROM v");
@@ -860,22 +843,22 @@ static void f_agg(fsub *F) {
   sqlite3_bind_text(s, 6, zOpt, -1, SQLITE_STATIC);
   if (step1(s) != SQLITE_ROW) {
     const char *zErr = sqlite3_errmsg(F->db);
-    CHECK(P_ERRORS, bFixed && allowed_refusal(zErr), "cuckoo_agg: %s", zErr);
+    PROP_CHECK(P_ERRORS, bFixed && allowed_refusal(zErr), "cuckoo_agg: %s", zErr);
     sqlite3_finalize(s);
     return;
   }
   c = f_count_of(F, sqlite3_column_blob(s, 0), sqlite3_column_bytes(s, 0));
-  CHECK(P_AGG, c == (int64_t)d,
+  PROP_CHECK(P_AGG, c == (int64_t)d,
         "cuckoo_agg over %llu rows of %llu distinct items: count %lld",
         (unsigned long long)k, (unsigned long long)d, (long long)c);
-  sc = prep(F->db, RANGE_CTE "SELECT count(*) FROM r WHERE "
+  sc = tl_prep(F->db, RANGE_CTE "SELECT count(*) FROM r WHERE "
                              "cuckoo_contains(?3, " ITEM_SQL("i") ")");
   sqlite3_bind_int64(sc, 1, (sqlite3_int64)lo);
   sqlite3_bind_int64(sc, 2, (sqlite3_int64)d);
   sqlite3_bind_value(sc, 3, sqlite3_column_value(s, 0));
   nFound = step1(sc) == SQLITE_ROW ? sqlite3_column_int64(sc, 0) : -1;
   sqlite3_finalize(sc);
-  CHECK(P_AGG, nFound == (int64_t)d, "cuckoo_agg finds %lld of its %llu items",
+  PROP_CHECK(P_AGG, nFound == (int64_t)d, "cuckoo_agg finds %lld of its %llu items",
         (long long)nFound, (unsigned long long)d);
   F->nAgg++;
   /* adopt it: the model is the d distinct items */
@@ -899,17 +882,17 @@ static void f_window(fsub *F) {
   int bCap = chance(0.3);
   uint64_t lo = rnd_below((uint64_t)1 << 40);
   sqlite3_stmt *s;
-  exec_or_die(F->db, "DROP TABLE IF EXISTS temp.w;"
+  tl_exec(F->db, "DROP TABLE IF EXISTS temp.w;"
                      "CREATE TEMP TABLE w(i INTEGER PRIMARY KEY, v);"
                      "BEGIN");
-  s = prep(F->db, "INSERT INTO temp.w(v) VALUES(?1)");
+  s = tl_prep(F->db, "INSERT INTO temp.w(v) VALUES(?1)");
   for (i = 0; i < nRow; i++) {
     item_bind(s, 1, lo + rnd_below(d), 0);
     sqlite3_step(s);
     done(s);
   }
   sqlite3_finalize(s);
-  exec_or_die(F->db, "COMMIT");
+  tl_exec(F->db, "COMMIT");
   /* every item of each frame is found, and the count is the frame's
   ** number of distinct items */
 #define WINDOW_CHECK(zAgg)                                                     \
@@ -920,23 +903,23 @@ static void f_window(fsub *F) {
   "FROM temp.w AS s WHERE s.i BETWEEN f.i - ?1 AND f.i))"
   /* (two statements: a window function runs whatever a CASE around it
   ** says, so the fixed capacity must not even be in the other one) */
-  s = prep(F->db, bCap ? WINDOW_CHECK("cuckoo_agg(v, 0.01, ?1 + 1)")
+  s = tl_prep(F->db, bCap ? WINDOW_CHECK("cuckoo_agg(v, 0.01, ?1 + 1)")
                        : WINDOW_CHECK("cuckoo_agg(v)"));
   sqlite3_bind_int64(s, 1, frame);
   if (step1(s) == SQLITE_ROW) {
     nBad = sqlite3_column_int64(s, 0);
-    CHECK(P_NO_FALSE_NEG, nBad == 0,
+    PROP_CHECK(P_NO_FALSE_NEG, nBad == 0,
           "window (frame %lld rows): %lld items of their frame not found",
           (long long)frame + 1, (long long)nBad);
     nBad = sqlite3_column_int64(s, 1);
-    CHECK(P_WINDOW, nBad == 0,
+    PROP_CHECK(P_WINDOW, nBad == 0,
           "window (frame %lld rows): %lld rows whose count is not the "
           "frame's distinct items",
           (long long)frame + 1, (long long)nBad);
   } else if (bCap && allowed_refusal(sqlite3_errmsg(F->db))) {
     /* A filter with a capacity can refuse an item below its capacity
-    ** when it is tiny (README, Limits): window frames refill one at every
-    ** row, so the rare case shows. */
+    ** when it is tiny (docs/reference.md#limits): window frames refill
+    ** one at every row, so the rare case shows. */
     aChecked[P_ERRORS]++;
     F->nRefused++;
   } else {
@@ -1004,18 +987,20 @@ typedef struct vsub {
 } vsub;
 
 static void v_prepare(vsub *V) {
-  V->sIns1 = prep(V->db, "INSERT INTO t(item) VALUES(?1)");
-  V->sIns3 = prep(V->db, "INSERT INTO t(item) VALUES(?1), (?2), (?3)");
-  V->sInsIgnore = prep(V->db, "INSERT OR IGNORE INTO t(item) VALUES(?1)");
-  V->sDel = prep(V->db, "DELETE FROM t WHERE item = ?1");
-  V->sLook = prep(V->db, "SELECT count(*) FROM t WHERE item = ?1");
+  V->sIns1 = tl_prep(V->db, "INSERT INTO t(item) VALUES(?1)");
+  V->sIns3 = tl_prep(V->db, "INSERT INTO t(item) VALUES(?1), (?2), (?3)");
+  V->sInsIgnore = tl_prep(V->db, "INSERT OR IGNORE INTO t(item) VALUES(?1)");
+  V->sDel = tl_prep(V->db, "DELETE FROM t WHERE item = ?1");
+  V->sLook = tl_prep(V->db, "SELECT count(*) FROM t WHERE item = ?1");
   V->sLookIn =
-      prep(V->db, "SELECT count(*) FROM t WHERE item IN (?1, ?2, ?3, ?4)");
-  V->sUpd = prep(V->db, "UPDATE t SET item = ?2 WHERE item = ?1");
-  V->sBulk = prep(V->db, RANGE_CTE
+      tl_prep(V->db, "SELECT count(*) FROM t WHERE item IN (?1, ?2, ?3, ?4)");
+  V->sUpd = tl_prep(V->db, "UPDATE t SET item = ?2 WHERE item = ?1");
+  V->sBulk = tl_prep(V->db, RANGE_CTE
                   "INSERT INTO t(item) SELECT " ITEM_SQL("i") " FROM r");
-  V->sCount = prep(V->db, "SELECT cuckoo_table_info('t') ->> 'count'");
-  V->sFpr = prep(V->db, "SELECT cuckoo_table_info('t') ->> 'expected_fpr'");
+  V->sCount =
+      tl_prep(V->db, "SELECT json_extract(cuckoo_table_info('t'), '$.count')");
+  V->sFpr = tl_prep(
+      V->db, "SELECT json_extract(cuckoo_table_info('t'), '$.expected_fpr')");
 }
 
 static void v_finalize(vsub *V) {
@@ -1037,7 +1022,7 @@ static void v_open(vsub *V) {
   }
   snprintf(zSql, sizeof(zSql), "PRAGMA journal_mode=%s; PRAGMA synchronous=OFF",
            V->zJournal);
-  exec_or_die(V->db, zSql);
+  tl_exec(V->db, zSql);
 }
 
 static void v_close(vsub *V) {
@@ -1089,7 +1074,7 @@ static void v_recreate(vsub *V) {
            ** full table with growth off, where every insert kicks 500
            ** times) */
            aCache[growth && chance(0.2) ? rnd_below(2) : 2 + rnd_below(3)]);
-  exec_or_die(V->db, zSql);
+  tl_exec(V->db, zSql);
   v_prepare(V);
   mset_clear(&V->m);
   V->nUndo = 0;
@@ -1127,14 +1112,14 @@ static int v_found(vsub *V, uint64_t id) {
   int r = -1;
   item_bind(V->sLook, 1, id, id % 5 == 0 && chance(0.3));
   if (step1(V->sLook) == SQLITE_ROW) r = sqlite3_column_int(V->sLook, 0);
-  CHECK(P_ERRORS, r >= 0, "lookup failed: %s", sqlite3_errmsg(V->db));
+  PROP_CHECK(P_ERRORS, r >= 0, "lookup failed: %s", sqlite3_errmsg(V->db));
   done(V->sLook);
   return r;
 }
 
 static void v_expect_found(vsub *V, uint64_t id, const char *zWhen) {
   int r = v_found(V, id);
-  CHECK(P_NO_FALSE_NEG, r == 1, "table: item %llu (%lld copies) not found %s",
+  PROP_CHECK(P_NO_FALSE_NEG, r == 1, "table: item %llu (%lld copies) not found %s",
         (unsigned long long)id, (long long)mset_get(&V->m, id), zWhen);
 }
 
@@ -1146,7 +1131,7 @@ static int v_write(vsub *V, sqlite3_stmt *s, const char *zWhat) {
   } else {
     const char *zErr = sqlite3_errmsg(V->db);
     r = allowed_refusal(zErr) && strstr(zErr, "cuckoo table t") ? 0 : -1;
-    CHECK(P_ERRORS, r == 0, "%s: unexpected error %d: %s", zWhat,
+    PROP_CHECK(P_ERRORS, r == 0, "%s: unexpected error %d: %s", zWhat,
           sqlite3_extended_errcode(V->db), zErr);
     if (r == 0) {
       V->nRefused++;
@@ -1189,7 +1174,7 @@ static void v_insert_ignore(vsub *V) {
   r = v_write(V, V->sInsIgnore, "INSERT OR IGNORE");
   if (r != 1 || before < 0) return;
   n = sqlite3_changes(V->db);
-  CHECK(P_VTAB_MIRROR, n == !before,
+  PROP_CHECK(P_VTAB_MIRROR, n == !before,
         "INSERT OR IGNORE of item %llu: changes() %d, but a lookup just "
         "before %s it",
         (unsigned long long)id, n, before ? "found" : "did not find");
@@ -1206,7 +1191,7 @@ static void v_delete(vsub *V) {
   r = v_write(V, V->sDel, "DELETE");
   if (r != 1) return;
   n = sqlite3_changes(V->db);
-  CHECK(P_VTAB_MIRROR, n == 1, "DELETE of present item %llu: changes() %d",
+  PROP_CHECK(P_VTAB_MIRROR, n == 1, "DELETE of present item %llu: changes() %d",
         (unsigned long long)id, n);
   v_change(V, id, -1);
   if (mset_get(&V->m, id) > 0) {
@@ -1260,7 +1245,7 @@ static void v_lookup_in(vsub *V) {
   if (step1(V->sLookIn) == SQLITE_ROW)
     got = sqlite3_column_int64(V->sLookIn, 0);
   done(V->sLookIn);
-  CHECK(P_NO_FALSE_NEG, got == nDistinct,
+  PROP_CHECK(P_NO_FALSE_NEG, got == nDistinct,
         "IN lookup of %d present items returned %lld rows", nDistinct,
         (long long)got);
 }
@@ -1290,18 +1275,18 @@ static void v_sweep(vsub *V) {
   for (i = 0; i < V->m.nList; i++)
     v_expect_found(V, V->m.aList[i], "(sweep)");
   c = v_table_count(V);
-  CHECK(P_COUNT, c >= V->m.nTotal, "table count %lld below the model's %lld",
+  PROP_CHECK(P_COUNT, c >= V->m.nTotal, "table count %lld below the model's %lld",
         (long long)c, (long long)V->m.nTotal);
   V->nSweep++;
   V->nSinceSweep = 0;
 }
 
 static void v_check(vsub *V) {
-  sqlite3_stmt *s = prep(V->db, "SELECT cuckoo_check('t')");
+  sqlite3_stmt *s = tl_prep(V->db, "SELECT cuckoo_check('t')");
   const char *z = "(no row)";
   if (sqlite3_step(s) == SQLITE_ROW)
     z = (const char *)sqlite3_column_text(s, 0);
-  CHECK(P_CHECK, z && strcmp(z, "ok") == 0, "cuckoo_check: %s",
+  PROP_CHECK(P_CHECK, z && strcmp(z, "ok") == 0, "cuckoo_check: %s",
         z ? z : sqlite3_errmsg(V->db));
   sqlite3_finalize(s);
   V->nCheck++;
@@ -1322,7 +1307,7 @@ static void v_undo_to(vsub *V, uint64_t pos) {
     int r;
     if (mset_get(&V->m, aBack[i]) == 0) continue; /* added in it, too */
     r = v_found(V, aBack[i]);
-    CHECK(P_ROLLBACK, r == 1,
+    PROP_CHECK(P_ROLLBACK, r == 1,
           "item %llu deleted in the undone part is not back",
           (unsigned long long)aBack[i]);
   }
@@ -1332,30 +1317,30 @@ static void v_txn(vsub *V) {
   char zSql[64];
   uint64_t r = rnd_below(100);
   if (V->depth == 0) {
-    exec_or_die(V->db, "BEGIN");
+    tl_exec(V->db, "BEGIN");
     V->depth = 1;
     V->nUndo = 0;
   } else if (r < 30 && V->depth < 8) {
     snprintf(zSql, sizeof(zSql), "SAVEPOINT s%d", V->depth);
-    exec_or_die(V->db, zSql);
+    tl_exec(V->db, zSql);
     V->aSpPos[V->depth] = V->nUndo;
     V->depth++;
   } else if (r < 55 && V->depth > 1) {
     snprintf(zSql, sizeof(zSql), "RELEASE s%d", V->depth - 1);
-    exec_or_die(V->db, zSql);
+    tl_exec(V->db, zSql);
     V->depth--;
   } else if (r < 70 && V->depth > 1) {
     snprintf(zSql, sizeof(zSql), "ROLLBACK TO s%d", V->depth - 1);
-    exec_or_die(V->db, zSql);
+    tl_exec(V->db, zSql);
     v_undo_to(V, V->aSpPos[V->depth - 1]);
     V->nRollbackTo++;
   } else if (r < 85) {
-    exec_or_die(V->db, "ROLLBACK");
+    tl_exec(V->db, "ROLLBACK");
     v_undo_to(V, 0);
     V->depth = 0;
     V->nRollback++;
   } else {
-    exec_or_die(V->db, "COMMIT");
+    tl_exec(V->db, "COMMIT");
     V->depth = 0;
     V->nUndo = 0;
     V->nCommit++;
@@ -1368,11 +1353,11 @@ static void v_db2(vsub *V) {
   sqlite3_stmt *s;
   int i;
   if (sqlite3_open(V->zFile, &db2) != SQLITE_OK) exit(2);
-  s = prep(db2, "SELECT count(*) FROM t WHERE item = ?1");
+  s = tl_prep(db2, "SELECT count(*) FROM t WHERE item = ?1");
   for (i = 0; i < 50 && V->m.nList; i++) {
     uint64_t id = mset_random(&V->m);
     item_bind(s, 1, id, 0);
-    CHECK(P_NO_FALSE_NEG,
+    PROP_CHECK(P_NO_FALSE_NEG,
           step1(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 1,
           "second connection: item %llu not found (%s)", (unsigned long long)id,
           sqlite3_errmsg(db2));
@@ -1392,24 +1377,24 @@ static void v_export(vsub *V) {
            "DROP TABLE IF EXISTS u; CREATE VIRTUAL TABLE u USING "
            "cuckoo(capacity=10, seed=%llu)",
            (unsigned long long)V->seed);
-  exec_or_die(V->db, zSql);
-  s = prep(V->db, "INSERT INTO u(filter) SELECT cuckoo_export('main', 't', "
+  tl_exec(V->db, zSql);
+  s = tl_prep(V->db, "INSERT INTO u(filter) SELECT cuckoo_export('main', 't', "
                   "level) FROM t_levels ORDER BY level");
   if (sqlite3_step(s) != SQLITE_DONE) {
     fail(P_ERRORS, "export/import: %s", sqlite3_errmsg(V->db));
   }
   sqlite3_finalize(s);
-  s = prep(V->db, "SELECT count(*) FROM u WHERE item = ?1");
+  s = tl_prep(V->db, "SELECT count(*) FROM u WHERE item = ?1");
   for (i = 0; i < V->m.nList; i++) {
     item_bind(s, 1, V->m.aList[i], 0);
-    CHECK(P_NO_FALSE_NEG,
+    PROP_CHECK(P_NO_FALSE_NEG,
           step1(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 1,
           "imported copy: item %llu not found",
           (unsigned long long)V->m.aList[i]);
     done(s);
   }
   sqlite3_finalize(s);
-  exec_or_die(V->db, "DROP TABLE u");
+  tl_exec(V->db, "DROP TABLE u");
   V->nExport++;
 }
 
@@ -1418,7 +1403,7 @@ static void v_end_checks(vsub *V) {
   char *z = 0;
   sqlite3_stmt *s;
   if (V->depth) {
-    exec_or_die(V->db, "COMMIT");
+    tl_exec(V->db, "COMMIT");
     V->depth = 0;
     V->nUndo = 0;
   }
@@ -1427,13 +1412,14 @@ static void v_end_checks(vsub *V) {
   v_prepare(V);
   v_sweep(V);
   v_check(V);
-  s = prep(V->db, "PRAGMA integrity_check");
+  s = tl_prep(V->db, "PRAGMA integrity_check");
   if (sqlite3_step(s) == SQLITE_ROW)
     z = sqlite3_mprintf("%s", sqlite3_column_text(s, 0));
   sqlite3_finalize(s);
-  CHECK(P_CHECK, z && strcmp(z, "ok") == 0, "integrity_check: %s", z);
+  PROP_CHECK(P_CHECK, z && strcmp(z, "ok") == 0, "integrity_check: %s", z);
   sqlite3_free(z);
-  lv = one_int(V->db, "SELECT cuckoo_table_info('t') ->> 'levels'");
+  lv =
+      one_int(V->db, "SELECT json_extract(cuckoo_table_info('t'), '$.levels')");
   if ((uint64_t)lv > V->maxLevels) V->maxLevels = (uint64_t)lv;
 }
 
@@ -1573,9 +1559,9 @@ static int run_model(uint64_t nOps, const char *zDir, const char *zOnly,
   v_close(&V);
   mset_free(&V.m);
   free(V.aUndo);
-  printf("model_test: %d passed, %d failed\n", nPass, nFail);
-  fflush(stdout);
-  return nFail;
+  tl_nPass = nPass;
+  tl_nFail = nFail;
+  return tl_report("model_test");
 }
 
 /*
@@ -1673,8 +1659,9 @@ static int run_jobs(int nJob, uint64_t nOps, const char *zDir, int quiet) {
          nProbeV ? 100.0 * aT[2] / (double)nProbeV : 0,
          nProbeV ? 100.0 * aT[3] / (double)nProbeV : 0);
   (void)maxSecs;
-  printf("model_test: %d passed, %d failed\n", nPass, nFail);
-  return nFail ? 1 : 0;
+  tl_nPass = nPass;
+  tl_nFail = nFail;
+  return tl_report("model_test");
 }
 
 int main(int argc, char **argv) {
@@ -1682,6 +1669,7 @@ int main(int argc, char **argv) {
   const char *zDir = "build/model";
   const char *zOnly = 0; /* "f" or "v": one subject only (profiling) */
   int quiet = 0, k, nJob = 1;
+  tl_zProgram = "model_test";
   const char *zSan = getenv("CUCKOO_SANITIZED");
 
   g_seed = 1;

@@ -6,11 +6,11 @@
 #   sh tests/suite.sh "make check" "make asan" "make test-fuzz"
 #
 # Each command's output is shown as it runs and kept in
-# build/suite/<n>.log.  What a command counts: the sum of its bare
-# "N passed, N failed" lines (tests/run.tcl and the fuzz runner end with
-# one), or else its last "<name>: N passed, N failed" line (a C test run
-# on its own).  A command that exits non-zero without reporting a
-# failure counts as one failure (a build error, a crash).
+# build/suite/<n>.log.  What a command counts is decided by the rule
+# tests/run.tcl applies to each test file and program: its last line that
+# says "N passed, N failed" (bare, or after a name: "core_test: N passed,
+# N failed"); a command that reports no count, or exits non-zero without
+# reporting a failure (a build error, a crash), counts one failure more.
 
 mkdir -p build/suite
 total_pass=0
@@ -25,21 +25,14 @@ for cmd in "$@"; do
   { sh -c "$cmd"; echo $? > build/suite/$n.rc; } 2>&1 | tee "$log"
   rc=$(cat build/suite/$n.rc)
   secs=$(($(date +%s) - start))
-  counts=$(sed -n -E 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$log")
-  if [ -z "$counts" ]; then
-    counts=$(sed -n -E \
-      's/^[A-Za-z0-9_.-]+: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$log" |
-      tail -1)
-  fi
+  counts=$(sed -n -E 's/^(.*[^0-9])?([0-9]+) passed, ([0-9]+) failed.*$/\2 \3/p' \
+    "$log" | tail -1)
   p=0
-  f=0
-  # shellcheck disable=SC2086
-  set -- $counts
-  while [ $# -ge 2 ]; do
-    p=$((p + $1))
-    f=$((f + $2))
-    shift 2
-  done
+  f=1
+  if [ -n "$counts" ]; then
+    p=${counts% *}
+    f=${counts#* }
+  fi
   if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
   total_pass=$((total_pass + p))
   total_fail=$((total_fail + f))

@@ -11,11 +11,19 @@
 #   do_eqp_test NAME SQL PATTERN       EXPLAIN QUERY PLAN matches PATTERN
 #   sqlite3 DB FILE / load_cuckoo DB   open a database with the extension
 #   forcedelete FILE ...               delete files, ignoring errors
+#   needs_sqlite VERSION WHY CMD...    run CMD only on SQLite VERSION+,
+#                                      else count it as skipped
 #
 # The extension to load comes from the CUCKOO_EXT environment variable
-# (tests/run.tcl sets it), default ./cuckoo.so.
+# (tests/run.tcl sets it), default ./cuckoo.so.  The Tcl interface is
+# Debian's (package require sqlite3) unless CUCKOO_TCLSQLITE names a
+# libtclsqlite3.so to load instead (make compat: another SQLite version).
 
-package require sqlite3
+if {[info exists ::env(CUCKOO_TCLSQLITE)]} {
+  load $::env(CUCKOO_TCLSQLITE) Sqlite3
+} else {
+  package require sqlite3
+}
 
 set ::testdir [file dirname [file normalize [info script]]]
 set ::nPass 0
@@ -98,11 +106,37 @@ proc do_error_test {name script pattern} {
       "rc=$rc $msg" $pattern
 }
 
+# The running SQLite's version (the library the Tcl interface uses).
+set ::sqlite_version [sqlite3 -version]
+set ::nSkip 0
+
+# True if the running SQLite is version V (like 3.38.0) or later.
+proc sqlite_at_least {v} {
+  expr {[package vcompare $::sqlite_version $v] >= 0}
+}
+
+# Run a test command (do_test NAME ..., do_execsql_test NAME ...) only on
+# SQLite VERSION or later; before, count it as skipped, saying WHY (the
+# feature it needs; docs/compatibility.md lists them all).
+proc needs_sqlite {version why args} {
+  if {[sqlite_at_least $version]} {
+    uplevel 1 $args
+  } else {
+    incr ::nSkip
+    puts "- [lindex $args 1] skipped on SQLite $::sqlite_version: $why\
+          (needs $version)"
+  }
+}
+
 proc finish_test {} {
   catch {db close}
   set file [file tail [info script]]
   if {$file eq ""} { set file [file tail $::argv0] }
-  puts "$file: $::nPass passed, $::nFail failed"
+  if {$::nSkip} {
+    puts "$file: $::nPass passed, $::nFail failed, $::nSkip skipped"
+  } else {
+    puts "$file: $::nPass passed, $::nFail failed"
+  }
   if {$::nFail} {
     puts "$file: failed: $::failList"
     exit 1

@@ -34,6 +34,8 @@
 
 #include "cuckoo_filter.h"
 
+#include "../testlib.h"
+
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 
 static const char *zDbFile = "build/bench/agg_bench.db";
@@ -49,12 +51,7 @@ static double now(void) {
 }
 
 static void die(sqlite3 *db, const char *zSql) {
-  printf("agg_bench: %s: %s\n", zSql, sqlite3_errmsg(db));
-  exit(1);
-}
-
-static void exec(sqlite3 *db, const char *zSql) {
-  if (sqlite3_exec(db, zSql, 0, 0, 0) != SQLITE_OK) die(db, zSql);
+  tl_die("%s: %s", zSql, sqlite3_errmsg(db));
 }
 
 /* Run a query, keep its first column's bytes (BLOB) or integer value. */
@@ -85,7 +82,7 @@ static double best(sqlite3 *db, const char *zSql, int nRep, const char *zUndo) {
   for (i = 0; i < nRep; i++) {
     double t = run(db, zSql, 0, 0, 0);
     if (t < b) b = t;
-    if (zUndo) exec(db, zUndo);
+    if (zUndo) tl_exec(db, zUndo);
   }
   return b;
 }
@@ -97,7 +94,7 @@ static sqlite3 *open_fresh(void) {
     printf("agg_bench: cannot open %s\n", zDbFile);
     exit(1);
   }
-  exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA threads=0");
+  tl_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA threads=0");
   return db;
 }
 
@@ -113,7 +110,7 @@ static sqlite3 *make_table(const char *zCols, const char *zNames,
       "WHERE i < %lld) INSERT INTO t(%s) SELECT %s FROM s;",
       zCols, n, zNames, zValues);
   if (zSql == 0) exit(2);
-  exec(db, zSql);
+  tl_exec(db, zSql);
   sqlite3_free(zSql);
   run(db, "SELECT count(*) FROM t", 0, 0, 0);
   return db;
@@ -150,7 +147,7 @@ static void bulk(sqlite3_int64 n, int eKind) {
       best(db, "SELECT count(DISTINCT x) FROM t", nRep > 2 ? nRep : 1, 0);
   run(db, "SELECT count(DISTINCT x) FROM t", &nDistinct, 0, 0);
   tIndex = best(db, "CREATE INDEX tx ON t(x)", nRep, "DROP INDEX tx");
-  exec(db, "CREATE INDEX tx ON t(x)");
+  tl_exec(db, "CREATE INDEX tx ON t(x)");
   run(db, "SELECT sum(pgsize) FROM dbstat WHERE name = 'tx'", &idxBytes, 0, 0);
   if (blob == 0 || cf_open(&f, blob, (size_t)nBlob, 0) != CF_OK ||
       (sqlite3_int64)f.count != nDistinct || blobSS == 0 ||
@@ -217,6 +214,7 @@ static void window(sqlite3_int64 nRow, sqlite3_int64 nFrame) {
 int main(void) {
   const char *z = getenv("BENCH_SCALE");
   sqlite3_int64 scale = z ? atoll(z) : 1, n;
+  tl_zProgram = "agg_bench";
   if (scale < 1) scale = 1;
   sqlite3_auto_extension((void (*)(void))sqlite3_cuckoo_init);
 

@@ -30,6 +30,8 @@
 
 #include "cuckoo_filter.h"
 
+#include "../testlib.h"
+
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErrMsg, const void *pApi);
 
 static uint64_t g_scale = 1;
@@ -237,8 +239,7 @@ static void bench_fpr(void) {
 */
 static void check(int rc, sqlite3 *db, const char *zWhat) {
   if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW) {
-    fprintf(stderr, "core_bench: %s: %s\n", zWhat, sqlite3_errmsg(db));
-    exit(1);
+    tl_die("%s: %s", zWhat, sqlite3_errmsg(db));
   }
 }
 
@@ -343,6 +344,7 @@ static void bench_sql(void) {
 int main(int argc, char **argv) {
   const char *zScale = getenv("BENCH_SCALE");
   const char *zOnly = argc > 1 ? argv[1] : "";
+  tl_zProgram = "core_bench";
   setvbuf(stdout, 0, _IOLBF, 0); /* tables appear as they are measured */
   if (zScale && atoll(zScale) > 0) g_scale = (uint64_t)atoll(zScale);
   printf("core_bench (BENCH_SCALE=%llu)\n", (unsigned long long)g_scale);

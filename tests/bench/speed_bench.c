@@ -50,6 +50,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../testlib.h"
+
 #define CHUNK 8192
 #define NEG_BASE 0x4000000000ULL /* ids of absent items start here */
 
@@ -68,18 +70,8 @@ static int64_t item_of(uint64_t id) {
   return (int64_t)(id * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL);
 }
 
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (p == 0) {
-    fprintf(stderr, "speed_bench: out of memory (%zu bytes)\n", n);
-    exit(2);
-  }
-  return p;
-}
-
 static void fail(const char *zMsg, unsigned long long a) {
-  fprintf(stderr, "speed_bench: %s (%llu)\n", zMsg, a);
-  exit(1);
+  tl_die("%s (%llu)", zMsg, a);
 }
 
 /* The best (highest) of n rates. */
@@ -239,7 +231,7 @@ static void run_row(const row *w) {
   p.capacity = p.nbuckets * 4;
   p.seed = 0x5eed;
   if (cf_params_check(&p) != CF_OK) fail("bad parameters", p.nbuckets);
-  buf = xmalloc((size_t)cf_blob_size(&p));
+  buf = tl_xmalloc((size_t)cf_blob_size(&p));
   nRep = cf_table_size(&p) <= (6u << 20) ? 5 : 1;
   for (rep = 0; rep < nRep; rep++) {
     cf_init(&f, &p, buf);
@@ -319,7 +311,7 @@ static void fpr_point(double eps, int semisort, uint64_t cap, unsigned *pF,
     p.flags = CF_FLAG_SEMISORT;
     if (p.fp_bits < CF_SS_MIN_FP_BITS) p.fp_bits = CF_SS_MIN_FP_BITS;
   }
-  buf = xmalloc((size_t)cf_blob_size(&p));
+  buf = tl_xmalloc((size_t)cf_blob_size(&p));
   cf_init(&f, &p, buf);
   for (id = 0; id < cap; id += CHUNK) {
     size_t i, k = cap - id < CHUNK ? (size_t)(cap - id) : CHUNK;
@@ -395,6 +387,7 @@ int main(int argc, char **argv) {
   const char *z = getenv("BENCH_SCALE");
   int doSpeed = 1, doFpr = 1;
   const char *zData = 0;
+  tl_zProgram = "speed_bench";
   if (z && atoi(z) > 0) g_scale = atoi(z);
   z = getenv("BENCH_MAX_MB");
   if (z && atoi(z) > 0) g_maxBytes = (uint64_t)atoi(z) << 20;

@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../testlib.h"
+
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 
 static double now(void) {
@@ -36,16 +38,7 @@ static double now(void) {
 }
 
 static void die(sqlite3 *db, const char *zWhat) {
-  fprintf(stderr, "vtab_bench: %s: %s\n", zWhat, db ? sqlite3_errmsg(db) : "");
-  exit(1);
-}
-
-static void exec(sqlite3 *db, const char *zSql) {
-  char *zErr = 0;
-  if (sqlite3_exec(db, zSql, 0, 0, &zErr) != SQLITE_OK) {
-    fprintf(stderr, "vtab_bench: %s\n  in: %s\n", zErr, zSql);
-    exit(1);
-  }
+  tl_die("%s: %s", zWhat, db ? sqlite3_errmsg(db) : "");
 }
 
 static sqlite3_int64 one_int(sqlite3 *db, const char *zSql) {
@@ -60,7 +53,7 @@ static sqlite3_int64 one_int(sqlite3 *db, const char *zSql) {
 static sqlite3 *open_db(const char *zFile) {
   sqlite3 *db;
   if (sqlite3_open(zFile, &db) != SQLITE_OK) die(db, zFile);
-  exec(db, "PRAGMA cache_size = -262144");
+  tl_exec(db, "PRAGMA cache_size = -262144");
   return db;
 }
 
@@ -89,7 +82,7 @@ static double time_join(const char *zFile, const char *zSrc, const char *zTable,
   char zSql[256];
   double t0;
   snprintf(zSql, sizeof(zSql), "ATTACH '%s' AS s", zSrc);
-  exec(db, zSql);
+  tl_exec(db, zSql);
   snprintf(zSql, sizeof(zSql),
            "SELECT count(*) FROM s.probes p JOIN %s t ON t.item = p.email",
            zTable);
@@ -134,6 +127,7 @@ int main(int argc, char **argv) {
   sqlite3 *db;
   double t0, tCk, tIx, tJoinCk, tJoinIx;
   sqlite3_int64 hitCk, hitIx, bytesCk, bytesIx;
+  tl_zProgram = "vtab_bench";
 
   sqlite3_auto_extension((void (*)(void))sqlite3_cuckoo_init);
   if (argc == 4 && strcmp(argv[1], "--cold") == 0) {
@@ -149,7 +143,7 @@ int main(int argc, char **argv) {
   unlink(zCk);
   unlink(zIx);
   db = open_db(zSrc);
-  exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF");
+  tl_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF");
   snprintf(zSql, sizeof(zSql),
            "CREATE TABLE src(email TEXT);"
            "WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM k "
@@ -161,7 +155,7 @@ int main(int argc, char **argv) {
            "(CASE WHEN i %% 2 THEN (i * 104729) %% %lld ELSE %lld + i END) "
            "|| '@example.com' FROM k;",
            n, n, nProbe, n, n);
-  exec(db, zSql);
+  tl_exec(db, zSql);
   sqlite3_close(db);
 
   printf("vtab_bench: N = %lld items, %lld probes, cold table of %lld items"
@@ -175,9 +169,9 @@ int main(int argc, char **argv) {
            "CREATE VIRTUAL TABLE seen USING cuckoo(capacity=%lld, "
            "error_rate=0.001);",
            zSrc, n);
-  exec(db, zSql);
+  tl_exec(db, zSql);
   t0 = now();
-  exec(db, "BEGIN; INSERT INTO seen(item) SELECT email FROM s.src; COMMIT");
+  tl_exec(db, "BEGIN; INSERT INTO seen(item) SELECT email FROM s.src; COMMIT");
   tCk = now() - t0;
   sqlite3_close(db);
 
@@ -186,9 +180,9 @@ int main(int argc, char **argv) {
            "ATTACH '%s' AS s;"
            "CREATE TABLE idx(item PRIMARY KEY) WITHOUT ROWID;",
            zSrc);
-  exec(db, zSql);
+  tl_exec(db, zSql);
   t0 = now();
-  exec(db, "BEGIN; INSERT INTO idx(item) SELECT email FROM s.src; COMMIT");
+  tl_exec(db, "BEGIN; INSERT INTO idx(item) SELECT email FROM s.src; COMMIT");
   tIx = now() - t0;
   sqlite3_close(db);
 
@@ -238,7 +232,7 @@ int main(int argc, char **argv) {
              "COMMIT;",
              nBig, nBig);
     t0 = now();
-    exec(db, zSql);
+    tl_exec(db, zSql);
     fprintf(stderr, "vtab_bench: built in %.1f s\n", now() - t0);
     sqlite3_close(db);
     if (rename(zTmp, zBig) != 0) die(0, "rename");

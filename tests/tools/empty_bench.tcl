@@ -2,7 +2,8 @@
 # items (default 10^7): count(*) (no block read), a full scan that reads a
 # column, DELETE FROM, the 'delete-all' command, and DROP TABLE; each
 # emptying in a transaction rolled back, median of 3, in one run, with the
-# ratio of DELETE FROM to 'delete-all'.
+# ratio of DELETE FROM to 'delete-all'.  Each emptying must leave count 0
+# and cuckoo_check ok, and its rollback every item.
 #
 #   tclsh tests/tools/empty_bench.tcl ./cuckoo.so [N]
 
@@ -36,6 +37,9 @@ proc emptied {sql} {
   set ok [db one {SELECT cuckoo_check('seen')}]
   db eval ROLLBACK
   if {$c != 0 || $ok ne "ok"} { error "$sql left $c items ($ok)" }
+  if {[db one {SELECT count(*) FROM seen}] != $::n} {
+    error "ROLLBACK after $sql did not bring every item back"
+  }
   return $s
 }
 proc empty_median {sql} {
@@ -49,6 +53,11 @@ set tScan [median3 {db one {SELECT count(fingerprint) FROM seen}}]
 set tInfo [median3 {db one {SELECT cuckoo_table_info('seen')}}]
 set tDelete [empty_median {DELETE FROM seen}]
 set tAll [empty_median {INSERT INTO seen(seen) VALUES ('delete-all')}]
+# every item is back after the rollbacks (a lookup each)
+set found [db one "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1
+                   FROM n WHERE i<$n) SELECT count(*) FROM n JOIN seen
+                   ON seen.item = n.i"]
+if {$found != $n} { error "after the rollbacks only $found of $n items found" }
 db eval BEGIN
 set tDrop [expr {[lindex [time {db eval {DROP TABLE seen}}] 0] / 1e6}]
 db eval ROLLBACK
@@ -62,3 +71,4 @@ puts [format "%-44s %8.3f s" "DELETE FROM seen" $tDelete]
 puts [format "%-44s %8.3f s" "INSERT INTO seen(seen) VALUES('delete-all')" $tAll]
 puts [format "%-44s %8.3f s" "DROP TABLE seen" $tDrop]
 puts [format "DELETE FROM / 'delete-all': %.1fx" [expr {$tDelete / $tAll}]]
+puts "every emptying: count 0 and cuckoo_check ok; after ROLLBACK all $n items found"

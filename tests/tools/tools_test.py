@@ -33,6 +33,7 @@ args = ap.parse_args()
 EXT = os.path.abspath(args.ext)
 RECOVER = os.path.abspath(args.recover_shell)
 DIR = os.path.abspath(args.dir)
+DOC = "tools.md"  # the page that gives the dbstat figures
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 passed = failed = 0
@@ -211,31 +212,34 @@ def main():
     s.close()
     verify("backup", bak)
 
-    # 6. dbstat: the figures docs/virtual-table.md gives for a table of
-    # capacity 1000000 and error_rate 0.001 (page size 4096)
+    # 6. dbstat: the figures docs/tools.md gives for a table of capacity
+    # 1000000 and error_rate 0.001 (page size 4096), as its text blocks
+    # print them
     sz = os.path.join(DIR, "size.db")
     db = connect(sz)
-    db.executescript("""
-      CREATE VIRTUAL TABLE m USING cuckoo(capacity=1000000, error_rate=0.001);
-    """)
+    db.execute("CREATE VIRTUAL TABLE m USING cuckoo(capacity=1000000, "
+               "error_rate=0.001)")
     db.commit()
-    q = lambda sql: db.execute(sql).fetchone()
-    bytes_, nblock = q("SELECT json_extract(cuckoo_table_info('m'), '$.bytes'),"
-                       " json_extract(cuckoo_table_info('m'), '$.blocks')")
-    pages = q("SELECT count(*), sum(pgsize), sum(payload) FROM dbstat "
-              "WHERE name = 'm_blocks'")
-    total = q("SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'm\\_%' ESCAPE '\\'")[0]
+    bytes_, nblock = db.execute(
+        "SELECT json_extract(cuckoo_table_info('m'), '$.bytes'),"
+        " json_extract(cuckoo_table_info('m'), '$.blocks')").fetchone()
+    rows = db.execute(
+        "SELECT name, count(*), sum(pgsize), sum(payload) FROM dbstat "
+        "WHERE name LIKE 'm\\_%' ESCAPE '\\' GROUP BY name ORDER BY name"
+    ).fetchall()
     db.close()
+    blocks_row = [r for r in rows if r[0] == "m_blocks"][0]
     # each row's payload is its block plus a 4-byte record header
-    check("dbstat.payload", pages[2] - bytes_, 4 * nblock)
-    figures = (bytes_, nblock, pages[1], total)
-    want = None
-    for name in sorted(os.listdir(os.path.join(ROOT, "docs"))):
-        doc = open(os.path.join(ROOT, "docs", name)).read()
-        m = re.search(r"dbstat figures: (\d+) bytes in (\d+) blocks, (\d+) "
-                      r"bytes of pages, (\d+) bytes", doc)
-        want = want or (m and tuple(int(x) for x in m.groups()))
-    check("dbstat.docs", figures, want)
+    check("dbstat.payload", blocks_row[3] - bytes_, 4 * nblock)
+    doc = open(os.path.join(ROOT, "docs", DOC)).read()
+    texts = re.findall(r"^```text\n(.*?)^```", doc, re.M | re.S)
+    check("dbstat.docs-bytes", f"{bytes_}|{nblock}\n" in texts, True)
+    check("dbstat.docs-pages",
+          "".join("|".join(str(x) for x in r) + "\n" for r in rows) in texts,
+          True)
+    check("dbstat.docs-total",
+          f"{sum(r[2] for r in rows):,}" in doc and
+          f"{blocks_row[2]:,}" in doc and f"{bytes_:,}" in doc, True)
 
     print(f"tools_test.py: {passed} passed, {failed} failed")
     print(f"{passed} passed, {failed} failed")

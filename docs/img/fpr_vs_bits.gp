@@ -1,12 +1,12 @@
 # fpr_vs_bits.gp: the space/false-positive figure (the paper's Figure 4
 # style) from the data speed_bench --fpr writes.  Run from the repository
 # root by `make figure`:
-#   gnuplot -e "datafile='build/bench/fpr_vs_bits.dat'" tests/bench/fpr_vs_bits.gp
+#   gnuplot -e "datafile='build/bench/fpr_vs_bits.dat'" docs/img/fpr_vs_bits.gp
 # Columns of the data file: error_rate, plain f, plain bits/item, plain
 # measured FPR, semisort f, semisort bits/item, semisort measured FPR,
 # Bloom bits, paper CF bits, paper ss-CF bits.
 if (!exists("datafile")) datafile = 'build/bench/fpr_vs_bits.dat'
-if (!exists("outfile")) outfile = 'tests/bench/fpr_vs_bits.png'
+if (!exists("outfile")) outfile = 'docs/img/fpr_vs_bits.png'
 set terminal pngcairo size 960,640 font ",11"
 set output outfile
 set title "Measured false-positive rate vs space (b = 4, filled to capacity)"

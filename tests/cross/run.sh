@@ -1,0 +1,60 @@
+#!/bin/sh
+# run.sh: make cross.  For each CPU named (built by mk/compat.mk into
+# build/cross/<cpu>/), under qemu-user:
+#   - core_test with its loops divided by SCALE (the golden hashes that
+#     pin the BLOB format, the hashing and the kick choices are all kept);
+#   - blob_tool: the filters written on this x86-64 machine are checked
+#     there (same bytes built, every item found, same bytes written), and
+#     the filters it writes are checked here.
+# Ends with "N passed, N failed".
+#
+#   sh tests/cross/run.sh SCALE CPU...
+scale=$1
+shift
+d=build/cross
+pass=0
+fail=0
+summary=""
+
+# run LABEL CMD...: run, show failures, add its "N passed, N failed"
+run() {
+  label=$1
+  shift
+  out=$("$@" 2>&1)
+  rc=$?
+  p=$(echo "$out" | sed -n -E 's/^[a-z_]+: ([0-9]+) passed, ([0-9]+) failed$/\1/p' | tail -1)
+  f=$(echo "$out" | sed -n -E 's/^[a-z_]+: ([0-9]+) passed, ([0-9]+) failed$/\2/p' | tail -1)
+  [ -n "$p" ] || { p=0; f=0; }
+  if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+  [ "$f" = 0 ] || echo "$out" | grep -E '^!|rror' | head -20
+  pass=$((pass + p))
+  fail=$((fail + f))
+  summary="$summary$(printf '%-36s %6d passed %4d failed' "$label" "$p" "$f")
+"
+  printf '%-36s %6d passed %4d failed\n' "$label" "$p" "$f"
+}
+
+rm -rf $d/blobs
+mkdir -p $d/blobs/x86_64
+run "x86_64: blob_tool write" $d/blob_tool write $d/blobs/x86_64
+for cpu in "$@"; do
+  qemu=qemu-$cpu
+  command -v "$qemu" >/dev/null || { echo "no $qemu"; fail=$((fail + 1)); continue; }
+  mkdir -p $d/blobs/$cpu
+  run "$cpu: core_test (loops / $scale)" \
+    env CUCKOO_TEST_SCALE="$scale" "$qemu" $d/$cpu/core_test
+  run "$cpu: reads x86_64's BLOBs" "$qemu" $d/$cpu/blob_tool check $d/blobs/x86_64
+  run "$cpu: blob_tool write" "$qemu" $d/$cpu/blob_tool write $d/blobs/$cpu
+  run "x86_64: reads $cpu's BLOBs" $d/blob_tool check $d/blobs/$cpu
+  # and the files themselves: every BLOB the same bytes on both machines
+  n=0
+  same=0
+  for f in $d/blobs/x86_64/*.blob; do
+    n=$((n + 1))
+    cmp -s "$f" "$d/blobs/$cpu/${f##*/}" && same=$((same + 1))
+  done
+  run "$cpu: files identical to x86_64's" \
+    echo "cmp: $same passed, $((n - same)) failed"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
