@@ -61,11 +61,11 @@ typedef struct cksql_options {
 
 /* The valid options, as error messages list them. */
 #define CKSQL_VALID_OPTIONS                                                    \
-  "bucket_size=2|4|8, seed=<integer>, variant=plain|semisort (or just "      \
+  "bucket_size=2|4|8, seed=<integer>, variant=plain|semisort (or just "        \
   "semisort)"
 void cksql_options_default(cksql_options *o);
-int cksql_parse_options(const char *zWho, const char *zOpts,
-                        cksql_options *o, char **pzErr);
+int cksql_parse_options(const char *zWho, const char *zOpts, cksql_options *o,
+                        char **pzErr);
 
 /*
 ** Fill *p for capacity/error_rate/options, checking ranges and
@@ -104,9 +104,8 @@ int cksql_params(sqlite3 *db, const char *zWho, sqlite3_int64 capacity,
 void cksql_result_error(sqlite3_context *ctx, int rc, char *zMsg);
 void cksql_result_bad_arg(sqlite3_context *ctx, const char *zFunc,
                           const char *zMust, sqlite3_value *v);
-char *cksql_full_message(const char *zWho, uint64_t nStored,
-                         uint64_t nCapacity, const char *zWhat,
-                         const char *zRest);
+char *cksql_full_message(const char *zWho, uint64_t nStored, uint64_t nCapacity,
+                         const char *zWhat, const char *zRest);
 char *cksql_too_many_message(const char *zWho, unsigned nMax);
 char *cksql_geometry(const cf_params *p);
 void cksql_result_cf_error(sqlite3_context *ctx, const char *zFunc, int rc,

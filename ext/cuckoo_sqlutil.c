@@ -267,14 +267,13 @@ void cksql_result_bad_arg(sqlite3_context *ctx, const char *zFunc,
   sqlite3_free(zGot);
 }
 
-char *cksql_full_message(const char *zWho, uint64_t nStored,
-                         uint64_t nCapacity, const char *zWhat,
-                         const char *zRest) {
+char *cksql_full_message(const char *zWho, uint64_t nStored, uint64_t nCapacity,
+                         const char *zWhat, const char *zRest) {
   return sqlite3_mprintf("%s: filter is full (%llu item%s stored, capacity "
                          "%llu): %s did not fit; %s",
                          zWho, (unsigned long long)nStored,
-                         nStored == 1 ? "" : "s",
-                         (unsigned long long)nCapacity, zWhat, zRest);
+                         nStored == 1 ? "" : "s", (unsigned long long)nCapacity,
+                         zWhat, zRest);
 }
 
 char *cksql_too_many_message(const char *zWho, unsigned nMax) {
@@ -340,8 +339,8 @@ int cksql_read_args(sqlite3_context *ctx, const char *zFunc,
   cksql_options_default(&pArgs->o);
   pArgs->capacity = cksql_capacity_arg(pCapacity);
   if (pArgs->capacity < 0) {
-    char *zMust = sqlite3_mprintf("capacity must be a positive integer%s",
-                                  zCapNull);
+    char *zMust =
+        sqlite3_mprintf("capacity must be a positive integer%s", zCapNull);
     if (zMust == 0) {
       cksql_result_error(ctx, SQLITE_NOMEM, 0);
       return SQLITE_NOMEM;

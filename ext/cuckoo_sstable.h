@@ -25,6 +25,8 @@
 
 #define CF_SS_CODES 3876
 
+/* A generated table, eight codes a line: not for clang-format. */
+/* clang-format off */
 static const uint16_t cf_ss_decode[4098] = { /* 3876 codes, then 0 */
     0x0000, 0x1000, 0x1100, 0x1110, 0x1111, 0x2000, 0x2100, 0x2110,
     0x2111, 0x2200, 0x2210, 0x2211, 0x2220, 0x2221, 0x2222, 0x3000,
@@ -512,5 +514,6 @@ static const uint16_t cf_ss_decode[4098] = { /* 3876 codes, then 0 */
     0xfff4, 0xfff5, 0xfff6, 0xfff7, 0xfff8, 0xfff9, 0xfffa, 0xfffb,
     0xfffc, 0xfffd, 0xfffe, 0xffff,
 };
+/* clang-format on */
 
 #endif /* CUCKOO_SSTABLE_H */

@@ -214,7 +214,7 @@ static void test_identity(void) {
              nRow, n, nGot, nWant);
       /* The same rows in another order give the same BLOB. */
       tl_exec(db, "DROP TABLE IF EXISTS t2;"
-               "CREATE TABLE t2 AS SELECT x FROM t1 ORDER BY random()");
+                  "CREATE TABLE t2 AS SELECT x FROM t1 ORDER BY random()");
       snprintf(zSql, sizeof(zSql), "SELECT cuckoo_agg(x%s) FROM t2",
                aCfg[iCfg].zArgs);
       got2 = query_blob(db, zSql, &nGot2);
@@ -345,8 +345,8 @@ static void expect_toobig(sqlite3 *db, const char *zSql, const char *zPattern) {
 static void test_limit(void) {
   sqlite3 *db = tl_open(":memory:");
   tl_exec(db, "CREATE TABLE t(x);"
-           "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM s "
-           "WHERE i < 20000) INSERT INTO t SELECT i FROM s;");
+              "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM s "
+              "WHERE i < 20000) INSERT INTO t SELECT i FROM s;");
   sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 20000);
   /* 20000 items need about 35 KB: found while collecting. */
   expect_toobig(db, "SELECT cuckoo_agg(x) FROM t",

@@ -43,7 +43,7 @@ static int tl_nPass = 0, tl_nFail = 0;
 
 /* Count one check; on failure print the file, line and context. */
 TL_FN void tl_check_at(int ok, const char *zFile, int line, const char *zFmt,
-                        ...) {
+                       ...) {
   va_list ap;
   if (ok) {
     tl_nPass++;
@@ -62,7 +62,8 @@ TL_FN void tl_check_at(int ok, const char *zFile, int line, const char *zFmt,
 #define CHECK(cond) tl_check_at((cond) != 0, __FILE__, __LINE__, "%s", #cond)
 #define CHECKF(cond, ...)                                                      \
   tl_check_at((cond) != 0, __FILE__, __LINE__, __VA_ARGS__)
-#define tl_check(ok, ...) tl_check_at((ok) != 0, __FILE__, __LINE__, __VA_ARGS__)
+#define tl_check(ok, ...)                                                      \
+  tl_check_at((ok) != 0, __FILE__, __LINE__, __VA_ARGS__)
 
 /* The closing line; the exit status of the program. */
 TL_FN int tl_report(const char *zName) {

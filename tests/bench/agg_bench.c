@@ -94,7 +94,8 @@ static sqlite3 *open_fresh(void) {
     printf("agg_bench: cannot open %s\n", zDbFile);
     exit(1);
   }
-  tl_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA threads=0");
+  tl_exec(db,
+          "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA threads=0");
   return db;
 }
 

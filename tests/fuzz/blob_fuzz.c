@@ -47,7 +47,7 @@ static sqlite3_stmt *aStmt[ST_N];
 #define FUZZ_ASSERT(x)                                                         \
   do {                                                                         \
     if (!(x)) {                                                                \
-      fprintf(stderr, "blob_fuzz: assertion failed: %s (line %d)\n", #x,      \
+      fprintf(stderr, "blob_fuzz: assertion failed: %s (line %d)\n", #x,       \
               __LINE__);                                                       \
       abort();                                                                 \
     }                                                                          \
@@ -171,7 +171,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       /* 3: everything added is found; the count grew by 5. */
       int n;
       void *copy = result_copy(s, &n);
-      for (k = 0; k < 5; k++) FUZZ_ASSERT(contains(copy, n, k, iExtra) == 1);
+      for (k = 0; k < 5; k++)
+        FUZZ_ASSERT(contains(copy, n, k, iExtra) == 1);
       FUZZ_ASSERT(count_of(copy, n) == nCount + 5);
       free(copy);
       continue;
