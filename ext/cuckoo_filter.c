@@ -641,7 +641,8 @@ CF_INLINE cf_u128 cf_ld128(const uint8_t *p) {
 
 CF_INLINE void cf_wide_read(const cf_filter *f, uint32_t i, uint32_t *fps) {
   unsigned sh, s, fb = f->p.fp_bits;
-  cf_u128 w = cf_ld128(f->table + cf_win16(f, i, &sh)) >> sh;
+  size_t at = cf_win16(f, i, &sh);
+  cf_u128 w = cf_ld128(f->table + at) >> sh;
   for (s = 0; s < f->p.bucket_size; s++) {
     fps[s] = (uint32_t)(w >> (s * fb)) & (uint32_t)f->fp_mask;
   }

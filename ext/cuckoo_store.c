@@ -51,19 +51,21 @@ static const char *const ckst_azSql[CKST_NSTMT] = {
     ("UPDATE " CKST_TABLE(CKST_CONFIG) " SET v=?1 WHERE k='cookie'"),
     ("UPDATE " CKST_TABLE(CKST_LEVELS) " SET count=?2 WHERE level=?1"),
     ("INSERT INTO " CKST_TABLE(CKST_BLOCKS) "(id, data) VALUES(?1, ?2)"),
-    ("INSERT INTO " CKST_TABLE(CKST_LEVELS) "(level, nbuckets, bucket_size, "
-     "fp_bits, flags, capacity, buckets_per_block, block_bytes, count) "
-     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"),
+    ("INSERT INTO " CKST_TABLE(
+        CKST_LEVELS) "(level, nbuckets, bucket_size, "
+                     "fp_bits, flags, capacity, buckets_per_block, "
+                     "block_bytes, count) "
+                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"),
     ("SELECT id FROM " CKST_TABLE(CKST_BLOCKS) " WHERE id>=?1 AND id<?2 "
-     "ORDER BY id DESC LIMIT 1"),
+                                               "ORDER BY id DESC LIMIT 1"),
 };
 
 /* One level: a filter of its own geometry cut into blocks. */
 typedef struct ckst_level {
   cf_params p;
-  uint32_t nPer;   /* buckets per block (a multiple of 8) */
-  uint32_t nBytes; /* bytes of each block */
-  uint64_t nBlock; /* blocks of the level */
+  uint32_t nPer;        /* buckets per block (a multiple of 8) */
+  uint32_t nBytes;      /* bytes of each block */
+  uint64_t nBlock;      /* blocks of the level */
   uint64_t nCount;      /* items stored */
   uint64_t nCountSaved; /* items as the levels row has them */
   int bCountDirty;      /* nCount differs from the levels row */
@@ -75,6 +77,16 @@ typedef struct ckst_pin {
   uint64_t h;
   int iLevel; /* level + 1; 0: empty slot */
 } ckst_pin;
+
+/* A pending insert: the item's hash, and its value for messages. */
+typedef struct ckst_pend {
+  uint64_t h;
+  int eType; /* SQLITE_INTEGER or SQLITE_FLOAT */
+  union {
+    sqlite3_int64 i;
+    double r;
+  } v;
+} ckst_pend;
 
 /* A cached block.  a[] holds the block's bytes. */
 typedef struct ckst_block {
@@ -119,6 +131,12 @@ struct ckstore {
   sqlite3_int64 nBlockRead; /* blocks read from the shadow table */
   int rcStore;              /* error code of a failed cf_store callback */
   sqlite3_value *pItem;     /* the item ckst_insert() is inserting */
+  ckst_pend *aPend;         /* pending inserts (ckst_insert_later()) */
+  uint32_t nPend, nPendAlloc;
+  int iPendItem;     /* >= 0: the pending item being placed (messages) */
+  int bDrainFailed;  /* the last drain failed: its items are pending */
+  int bLostPending;  /* a discard dropped pending items of a failed drain */
+  unsigned nDiscard; /* ckst_discard() calls, to notice one in a drain */
   sqlite3_stmt *aStmt[CKST_NSTMT];
   /* Hashes pinned by scans: open addressing, until ckst_scan_end() */
   ckst_pin *aPin;
@@ -247,11 +265,10 @@ static int ckst_parse_one(const char *zLabel, const char *zArg,
   } else if (!zEq) {
     /* A positional argument, as in USING cuckoo(1000000): show the form. */
     int bNum = ckst_number(zKey, &r);
-    *pzErr = sqlite3_mprintf("%s: options are key=value, for example "
-                             "%s=%s (got \"%s\"; valid options: "
-                             CKST_VALID_OPTIONS ")",
-                             zLabel, bNum ? "capacity" : "variant",
-                             bNum ? zKey : "semisort", zKey);
+    *pzErr = sqlite3_mprintf(
+        "%s: options are key=value, for example "
+        "%s=%s (got \"%s\"; valid options: " CKST_VALID_OPTIONS ")",
+        zLabel, bNum ? "capacity" : "variant", bNum ? zKey : "semisort", zKey);
     rc = SQLITE_ERROR;
   } else {
     *pzErr = sqlite3_mprintf(
@@ -334,9 +351,16 @@ static int ckst_full(ckstore *p, const char *zFmt, ...) {
   va_start(ap, zFmt);
   zRest = sqlite3_vmprintf(zFmt, ap);
   va_end(ap);
-  if (p->pItem) zItem = cksql_describe_value(p->pItem);
-  zWhat = p->pItem ? (zItem ? sqlite3_mprintf("item %s", zItem) : 0)
-                   : sqlite3_mprintf("an item");
+  if (p->pItem) {
+    zItem = cksql_describe_value(p->pItem);
+  } else if (p->iPendItem >= 0) {
+    const ckst_pend *e = &p->aPend[p->iPendItem];
+    zItem = e->eType == SQLITE_INTEGER ? sqlite3_mprintf("%lld", e->v.i)
+                                       : sqlite3_mprintf("%!.15g", e->v.r);
+  }
+  zWhat = p->pItem || p->iPendItem >= 0
+              ? (zItem ? sqlite3_mprintf("item %s", zItem) : 0)
+              : sqlite3_mprintf("an item");
   sqlite3_free(p->zErr);
   p->zErr = zRest && zWhat ? cksql_full_message(p->zLabel, nStored, nCapacity,
                                                 zWhat, zRest)
@@ -353,8 +377,8 @@ static int ckst_corrupt(ckstore *p, const char *zFmt, ...) {
   va_list ap;
   int rc;
   va_start(ap, zFmt);
-  rc = ckst_vmessage(p, SQLITE_CORRUPT_VTAB, " is corrupt: ",
-                     "; run cuckoo_check() on it", zFmt, ap);
+  rc = ckst_vmessage(p, SQLITE_CORRUPT_VTAB,
+                     " is corrupt: ", "; run cuckoo_check() on it", zFmt, ap);
   va_end(ap);
   return rc;
 }
@@ -523,6 +547,7 @@ int ckst_new(sqlite3 *db, const char *zDb, const char *zName,
   *ppStore = 0;
   if (p == 0) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
+  p->iPendItem = -1;
   p->db = db;
   p->zDb = sqlite3_mprintf("%s", zDb);
   if (p->zDb == 0 || ckst_set_names(p, zName) != SQLITE_OK) {
@@ -723,15 +748,14 @@ typedef struct ckst_cval {
   int bLong;
 } ckst_cval;
 
-
 /* The validation of the configuration keeps a sticky rc, the way SQLite's
 ** rtree checker does: each step does nothing once a step has failed, so
 ** the loader reads as a list of rules. */
 
 /* Config value k as an INTEGER in [lo, hi]; on any other value *pRc
 ** becomes SQLITE_CORRUPT_VTAB (message set) and 0 is returned. */
-static sqlite3_int64 ckst_cint(ckstore *p, int *pRc, const ckst_cval *a,
-                               int k, sqlite3_int64 lo, sqlite3_int64 hi) {
+static sqlite3_int64 ckst_cint(ckstore *p, int *pRc, const ckst_cval *a, int k,
+                               sqlite3_int64 lo, sqlite3_int64 hi) {
   if (*pRc != SQLITE_OK) return 0;
   if (a[k].eType == 0) {
     *pRc = ckst_corrupt(p, "config row '%s' is missing from %s_" CKST_CONFIG,
@@ -833,11 +857,11 @@ static int ckst_load_config(ckstore *p) {
     rc = ckst_corrupt(p, "variant 'semisort' needs bucket_size 4");
   }
   if (rc == SQLITE_OK && pRate->eType == 0) {
-    rc = ckst_corrupt(p, "config row 'error_rate' is missing from %s_" CKST_CONFIG,
-                      p->zName);
+    rc = ckst_corrupt(
+        p, "config row 'error_rate' is missing from %s_" CKST_CONFIG, p->zName);
   }
-  if (rc == SQLITE_OK && (pRate->eType != SQLITE_FLOAT ||
-                          !(pRate->r > 0.0 && pRate->r < 1.0))) {
+  if (rc == SQLITE_OK &&
+      (pRate->eType != SQLITE_FLOAT || !(pRate->r > 0.0 && pRate->r < 1.0))) {
     rc = ckst_corrupt(p, "config value 'error_rate' must be a REAL "
                          "between 0 and 1");
   }
@@ -939,8 +963,8 @@ static int ckst_load_levels(ckstore *p) {
   rc = ckst_prepare_shadow(
       p,
       "SELECT level, nbuckets, bucket_size, fp_bits, flags, capacity, "
-      "buckets_per_block, block_bytes, count FROM " CKST_TABLE(CKST_LEVELS)
-      " ORDER BY level",
+      "buckets_per_block, block_bytes, count FROM " CKST_TABLE(
+          CKST_LEVELS) " ORDER BY level",
       CKST_LEVELS, &pStmt);
   while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
     rc = SQLITE_OK;
@@ -975,15 +999,15 @@ static int ckst_check_extent(ckstore *p) {
     if (rc == SQLITE_ROW && sqlite3_column_int64(pStmt, 0) == iWant) {
       rc = SQLITE_OK;
     } else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
-      rc = ckst_corrupt(
-          p,
-          "level %d should have %llu blocks in %s_" CKST_BLOCKS " but its last "
-          "block is %s",
-          i, (unsigned long long)pL->nBlock, p->zName,
-          rc == SQLITE_DONE ? "missing"
-          : sqlite3_column_int64(pStmt, 0) < iWant
-              ? "missing"
-              : "followed by extra blocks");
+      rc = ckst_corrupt(p,
+                        "level %d should have %llu blocks in %s_" CKST_BLOCKS
+                        " but its last "
+                        "block is %s",
+                        i, (unsigned long long)pL->nBlock, p->zName,
+                        rc == SQLITE_DONE ? "missing"
+                        : sqlite3_column_int64(pStmt, 0) < iWant
+                            ? "missing"
+                            : "followed by extra blocks");
     } else {
       rc = ckst_sqlerr(p, rc);
     }
@@ -1148,14 +1172,19 @@ static int ckst_grow(ckstore *p) {
 ** tables, write the configuration and an empty level 0, and leave the
 ** store loaded. */
 int ckst_create(ckstore *p, const ckst_options *pOpt) {
-  static const char *const azCreate =
-      "CREATE TABLE " CKST_TABLE(CKST_CONFIG) "(k TEXT PRIMARY KEY, v) WITHOUT "
-      "ROWID;"
-      "CREATE TABLE " CKST_TABLE(CKST_LEVELS) "(level INTEGER PRIMARY KEY, "
-      "nbuckets INTEGER, bucket_size INTEGER, fp_bits INTEGER, flags "
-      "INTEGER, capacity INTEGER, buckets_per_block INTEGER, block_bytes "
-      "INTEGER, count INTEGER);"
-      "CREATE TABLE " CKST_TABLE(CKST_BLOCKS) "(id INTEGER PRIMARY KEY, data BLOB);";
+  static const char *const azCreate = "CREATE TABLE " CKST_TABLE(
+      CKST_CONFIG) "(k TEXT PRIMARY KEY, v) WITHOUT "
+                   "ROWID;"
+                   "CREATE TABLE " CKST_TABLE(
+                       CKST_LEVELS) "(level INTEGER PRIMARY KEY, "
+                                    "nbuckets INTEGER, bucket_size INTEGER, "
+                                    "fp_bits INTEGER, flags "
+                                    "INTEGER, capacity INTEGER, "
+                                    "buckets_per_block INTEGER, block_bytes "
+                                    "INTEGER, count INTEGER);"
+                                    "CREATE TABLE " CKST_TABLE(
+                                        CKST_BLOCKS) "(id INTEGER PRIMARY KEY, "
+                                                     "data BLOB);";
   double er0 = pOpt->growth ? pOpt->error_rate / 2 : pOpt->error_rate;
   sqlite3_stmt *pStmt = 0;
   cf_params params;
@@ -1208,9 +1237,10 @@ int ckst_create(ckstore *p, const ckst_options *pOpt) {
 
   rc = ckst_exec(p, azCreate);
   if (rc != SQLITE_OK) return rc;
-  zSql = sqlite3_mprintf("INSERT INTO " CKST_TABLE(CKST_CONFIG) "(k, v) "
-                         "VALUES(?1, ?2)",
-                         p->zDb, p->zName);
+  zSql =
+      sqlite3_mprintf("INSERT INTO " CKST_TABLE(CKST_CONFIG) "(k, v) "
+                                                             "VALUES(?1, ?2)",
+                      p->zDb, p->zName);
   if (zSql == 0) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(p->db, zSql, -1, &pStmt, 0);
   sqlite3_free(zSql);
@@ -1363,6 +1393,8 @@ static int ckst_put_free(ckstore *p, int iLevel, uint32_t i, uint32_t fp) {
   uint32_t j;
   int rc;
   if (ckst_bucket(p, iLevel, i, &b, &j)) return -1;
+  /* a dirty block takes fp or stays as it is in one call */
+  if (b->bDirty) return cf_view_put(&pL->view, j, fp);
   if (!cf_view_free(&pL->view, j)) return 0;
   rc = ckst_mark_dirty(p, b);
   if (rc != SQLITE_OK) {
@@ -1391,8 +1423,10 @@ static int ckst_del(ckstore *p, int iLevel, uint32_t i, uint32_t fp) {
 
 /* Probe every level, newest first (rule 3). */
 int ckst_contains(ckstore *p, uint64_t hash, int *pFound) {
-  int i;
+  int i, rc;
   *pFound = 0;
+  rc = ckst_drain(p);
+  if (rc != SQLITE_OK) return rc;
   for (i = p->nLevel - 1; i >= 0; i--) {
     int m = ckst_match(p, i, hash);
     if (m < 0) return ckst_store_rc(p);
@@ -1431,10 +1465,12 @@ static int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
 
 static int ckst_insert_hash(ckstore *p, uint64_t hash);
 
-/* Insert one copy (rules 2 and 3); on error nothing was changed.  pItem
-** (may be NULL) only names the item in a "full" message. */
+/* Insert one copy (rules 2 and 3), after the pending ones; on error
+** nothing was changed.  pItem (may be NULL) only names the item in a
+** "full" message. */
 int ckst_insert(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
-  int rc;
+  int rc = ckst_drain(p);
+  if (rc != SQLITE_OK) return rc;
   p->pItem = pItem;
   rc = ckst_insert_hash(p, hash);
   p->pItem = 0;
@@ -1473,17 +1509,113 @@ done:
   switch (rc) {
   case CF_OK: return SQLITE_OK;
   case CF_FULL:
-    return ckst_full(p,
-                     p->growth ? "nothing was changed"
-                               : "growth is off; nothing was changed; "
-                                 "create it with a larger capacity, or with "
-                                 "growth on (the default)");
+    return ckst_full(p, p->growth ? "nothing was changed"
+                                  : "growth is off; nothing was changed; "
+                                    "create it with a larger capacity, or with "
+                                    "growth on (the default)");
   case CF_TOO_MANY:
     sqlite3_free(p->zErr);
     p->zErr = cksql_too_many_message(p->zLabel, 2 * pL->p.bucket_size);
     return p->zErr ? SQLITE_ERROR : SQLITE_NOMEM;
   default: return ckst_store_rc(p);
   }
+}
+
+/*
+** Pending inserts.  ckst_insert_later() appends the hash to p->aPend;
+** ckst_drain() places the pending items in order, each exactly as
+** ckst_insert() would have placed it then (the same levels, slots and
+** bytes), while the buckets of the items a few places ahead are
+** prefetched on every level whose block is cached: the dependent cache
+** misses of one insert after another overlap.  Every other operation
+** drains first, so no read misses a pending item.  If an item fails, it
+** and the ones after it stay pending (nothing is ever dropped but by
+** ckst_discard()), and every later drain fails the same way until the
+** statement's rollback discards them.
+*/
+#define CKST_AHEAD 12 /* items ahead whose buckets are prefetched */
+
+static void ckst_prefetch_bucket(const ckstore *p, int iLevel, uint32_t i) {
+  const ckst_level *pL = &p->aLevel[iLevel];
+  uint32_t j = i / pL->nPer;
+  const ckst_block *b = ckst_cache_find(p, CKST_ID(iLevel, j));
+  if (b) {
+    uint64_t bit = (uint64_t)(i - j * pL->nPer) * pL->view.bucket_bits;
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(b->a + (bit >> 3), 1);
+#else
+    (void)bit;
+#endif
+  }
+}
+
+static void ckst_prefetch(const ckstore *p, uint64_t hash) {
+  int i;
+  for (i = 0; i < p->nLevel; i++) {
+    const ckst_level *pL = &p->aLevel[i];
+    cf_key k = ckst_key(pL, hash);
+    ckst_prefetch_bucket(p, i, k.i1);
+    ckst_prefetch_bucket(p, i, cf_alt(pL->p.nbuckets, k.i1, k.fp));
+  }
+}
+
+int ckst_drain(ckstore *p) {
+  uint32_t i, n = p->nPend;
+  unsigned nDiscard = p->nDiscard;
+  int rc = SQLITE_OK;
+  for (i = 0; i < n; i++) {
+    if (i + CKST_AHEAD < n) ckst_prefetch(p, p->aPend[i + CKST_AHEAD].h);
+    p->iPendItem = (int)i;
+    rc = ckst_insert_hash(p, p->aPend[i].h);
+    if (p->nDiscard != nDiscard) {
+      /* a statement the store ran failed and rolled the transaction back
+      ** (xRollback): the pending items went with it */
+      p->iPendItem = -1;
+      return rc == SQLITE_OK ? SQLITE_ABORT : rc;
+    }
+    if (rc != SQLITE_OK) {
+      p->bDrainFailed = 1;
+      break;
+    }
+  }
+  p->iPendItem = -1;
+  if (i == n) p->bDrainFailed = 0;
+  if (i > 0 && i < n) {
+    memmove(p->aPend, p->aPend + i, sizeof(ckst_pend) * (n - i));
+  }
+  p->nPend = n - i;
+  return rc;
+}
+
+int ckst_insert_later(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
+  int eType = sqlite3_value_type(pItem);
+  ckst_pend *e;
+  if (eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) {
+    return ckst_insert(p, hash, pItem); /* kept short: placed now */
+  }
+  if (p->nPend == p->nPendAlloc) {
+    uint32_t nNew = p->nPendAlloc ? 2 * p->nPendAlloc : 256;
+    ckst_pend *aNew = 0;
+    if (p->nPendAlloc < CKST_PEND_MAX) {
+      if (nNew > CKST_PEND_MAX) nNew = CKST_PEND_MAX;
+      aNew = sqlite3_realloc64(p->aPend, sizeof(ckst_pend) * (uint64_t)nNew);
+    }
+    if (aNew == 0) {
+      /* at the bound (or out of memory): place what is pending, then this */
+      return ckst_insert(p, hash, pItem);
+    }
+    p->aPend = aNew;
+    p->nPendAlloc = nNew;
+  }
+  e = &p->aPend[p->nPend++];
+  e->h = hash;
+  e->eType = eType;
+  if (eType == SQLITE_INTEGER) {
+    e->v.i = sqlite3_value_int64(pItem);
+  } else {
+    e->v.r = sqlite3_value_double(pItem);
+  }
+  return SQLITE_OK;
 }
 
 static int ckst_pin_find(const ckstore *p, uint64_t h);
@@ -1495,6 +1627,8 @@ int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved) {
   cf_key k;
   int i, iFound = -1, rc;
   *pRemoved = 0;
+  rc = ckst_drain(p);
+  if (rc != SQLITE_OK) return rc;
   /* A hash a scan pinned to a level (ckst_scan_hash) names a fingerprint
   ** on that level.  Otherwise the one level that matches (rule 3): an
   ** item matching on several levels is left alone, since one of those
@@ -1589,8 +1723,17 @@ static int ckst_flush_blocks(ckstore *p) {
 int ckst_flush(ckstore *p) {
   sqlite3_stmt *pStmt = 0;
   int i, rc;
+  if (p->bLostPending) {
+    /* A savepoint rollback inside the failed statement discarded its
+    ** pending inserts: only the whole transaction can be rolled back. */
+    return ckst_error(p, SQLITE_ERROR,
+                      "inserts of a failed statement were discarded by a "
+                      "nested statement's rollback; the transaction must be "
+                      "rolled back");
+  }
   if (!p->bLoaded) return SQLITE_OK;
-  rc = ckst_flush_blocks(p);
+  rc = ckst_drain(p);
+  if (rc == SQLITE_OK) rc = ckst_flush_blocks(p);
   for (i = 0; rc == SQLITE_OK && i < p->nLevel; i++) {
     if (!p->aLevel[i].bCountDirty) continue;
     rc = ckst_stmt(p, CKST_WRITE_COUNT, &pStmt);
@@ -1625,6 +1768,10 @@ int ckst_flush(ckstore *p) {
 /* Forget the cache and the configuration (the next use reloads). */
 void ckst_discard(ckstore *p) {
   ckst_cache_clear(p);
+  p->nDiscard++;
+  if (p->nPend > 0 && p->bDrainFailed) p->bLostPending = 1;
+  p->nPend = 0;
+  p->bDrainFailed = 0;
   p->bPagerVersion = 0;
   p->bLoaded = 0;
   p->bChanged = 0;
@@ -1633,6 +1780,11 @@ void ckst_discard(ckstore *p) {
 }
 
 /* The transaction committed: the next change bumps the cookie again. */
+void ckst_rollback(ckstore *p) {
+  ckst_discard(p);
+  p->bLostPending = 0;
+}
+
 void ckst_commit(ckstore *p) { p->bCookieBumped = 0; }
 
 /* Another connection may have committed: compare data_version, then the
@@ -1657,8 +1809,8 @@ static int ckst_refresh_full(ckstore *p) {
   }
   sqlite3_reset(pStmt);
   if (rc == SQLITE_DONE) {
-    return ckst_corrupt(p, "config row 'cookie' is missing from %s_" CKST_CONFIG,
-                        p->zName);
+    return ckst_corrupt(
+        p, "config row 'cookie' is missing from %s_" CKST_CONFIG, p->zName);
   }
   return ckst_sqlerr(p, rc);
 }
@@ -1689,7 +1841,9 @@ static int ckst_in_read_txn(sqlite3 *db, const char *zDb) {
 static int ckst_refresh(ckstore *p) {
   unsigned int v = 0;
   int rc, bPager;
-  if (p->nDirty || p->bChanged) return SQLITE_OK; /* we are the writer */
+  if (p->nDirty || p->bChanged || p->nPend) {
+    return SQLITE_OK; /* we are the writer */
+  }
   bPager = ckst_in_read_txn(p->db, p->zDb) &&
            sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION, &v) ==
                SQLITE_OK;
@@ -1709,7 +1863,11 @@ int ckst_ready(ckstore *p, int bRefresh) {
     if (rc != SQLITE_OK) ckst_discard(p);
     return rc;
   }
-  return bRefresh ? ckst_refresh(p) : SQLITE_OK;
+  if (bRefresh) {
+    int rc = ckst_drain(p);
+    return rc == SQLITE_OK ? ckst_refresh(p) : rc;
+  }
+  return SQLITE_OK;
 }
 
 /* ---------------------------------------------------------------------
@@ -1723,8 +1881,8 @@ static int ckst_each_shadow(ckstore *p, const char *zFmt, const char *zNew) {
   int i, rc = SQLITE_OK;
   ckst_finalize(p);
   for (i = 0; rc == SQLITE_OK && i < CKST_NSHADOW; i++) {
-    char *zSql = sqlite3_mprintf(zFmt, p->zDb, p->zName, ckst_azShadow[i],
-                                 zNew, ckst_azShadow[i]);
+    char *zSql = sqlite3_mprintf(zFmt, p->zDb, p->zName, ckst_azShadow[i], zNew,
+                                 ckst_azShadow[i]);
     if (zSql == 0) return SQLITE_NOMEM;
     rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
     sqlite3_free(zSql);
@@ -1751,6 +1909,7 @@ void ckst_free(ckstore *p) {
   ckst_cache_clear(p);
   sqlite3_free(p->aSlot);
   sqlite3_free(p->aDirty);
+  sqlite3_free(p->aPend);
   sqlite3_free(p->aPin);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);
@@ -1861,6 +2020,8 @@ int ckst_import(ckstore *p, const void *aBlob, int nBlob) {
   uint64_t nSlots, nTotal = 0;
   int i, rc;
 
+  rc = ckst_drain(p);
+  if (rc != SQLITE_OK) return rc;
   if (cf_open(&f, aBlob, (size_t)(nBlob < 0 ? 0 : nBlob), &zWhy) != CF_OK) {
     return ckst_error(p, SQLITE_ERROR,
                       "the imported value is not a valid cuckoo filter: "
@@ -1886,8 +2047,10 @@ int ckst_import(ckstore *p, const void *aBlob, int nBlob) {
   if (nTotal == 0) {
     /* An empty table takes the filter as its only level. */
     ckst_cache_clear(p);
-    rc = ckst_exec(p, "DELETE FROM " CKST_TABLE(CKST_BLOCKS) ";"
-                      "DELETE FROM " CKST_TABLE(CKST_LEVELS) ";");
+    rc = ckst_exec(p,
+                   "DELETE FROM " CKST_TABLE(
+                       CKST_BLOCKS) ";"
+                                    "DELETE FROM " CKST_TABLE(CKST_LEVELS) ";");
     if (rc != SQLITE_OK) return rc;
     p->nLevel = 0;
   } else if (p->nLevel >= CKST_MAX_LEVELS) {
@@ -1940,7 +2103,8 @@ static uint64_t ckst_block_slots(const ckst_level *pL, const uint8_t *a,
 static void ckst_missing(ckst_report *r, ckstore *p, int iLevel, uint64_t from,
                          uint64_t to) {
   if (to - from == 1) {
-    ckst_problem(r, "%s: block %d.%llu (id %lld of %s_" CKST_BLOCKS ") is missing",
+    ckst_problem(r,
+                 "%s: block %d.%llu (id %lld of %s_" CKST_BLOCKS ") is missing",
                  p->zLabel, iLevel, (unsigned long long)from,
                  (sqlite3_int64)CKST_ID(iLevel, from), p->zName);
   } else {
@@ -1959,8 +2123,8 @@ static int ckst_check_blocks(ckstore *p, ckst_report *r) {
   memset(aNext, 0, sizeof(aNext));
   memset(aSlots, 0, sizeof(aSlots));
   rc = ckst_prepare_shadow(
-      p, "SELECT id, data FROM " CKST_TABLE(CKST_BLOCKS) " ORDER BY id", CKST_BLOCKS,
-      &pStmt);
+      p, "SELECT id, data FROM " CKST_TABLE(CKST_BLOCKS) " ORDER BY id",
+      CKST_BLOCKS, &pStmt);
   if (rc == SQLITE_CORRUPT_VTAB) {
     ckst_problem(r, "%s", p->zErr);
     sqlite3_free(ckst_take_error(p));
@@ -1976,14 +2140,16 @@ static int ckst_check_blocks(ckstore *p, ckst_report *r) {
     ckst_block *b;
     int eType, n;
     if (id < 0 || iLevel >= p->nLevel) {
-      ckst_problem(r, "%s: row id %lld of %s_" CKST_BLOCKS " belongs to no level",
+      ckst_problem(r,
+                   "%s: row id %lld of %s_" CKST_BLOCKS " belongs to no level",
                    p->zLabel, id, p->zName);
       continue;
     }
     pL = &p->aLevel[iLevel];
     if (j >= pL->nBlock) {
       ckst_problem(r,
-                   "%s: row id %lld of %s_" CKST_BLOCKS " is past the last block "
+                   "%s: row id %lld of %s_" CKST_BLOCKS
+                   " is past the last block "
                    "of level %d",
                    p->zLabel, id, p->zName, iLevel);
       continue;
@@ -2023,8 +2189,8 @@ static int ckst_check_blocks(ckstore *p, ckst_report *r) {
   if (rc == SQLITE_DONE) {
     rc = SQLITE_OK;
   } else if (rc != SQLITE_NOMEM) {
-    ckst_problem(r, "%s: cannot read %s_" CKST_BLOCKS ": %s", p->zLabel, p->zName,
-                 sqlite3_errmsg(p->db));
+    ckst_problem(r, "%s: cannot read %s_" CKST_BLOCKS ": %s", p->zLabel,
+                 p->zName, sqlite3_errmsg(p->db));
     rc = SQLITE_OK;
   }
   sqlite3_finalize(pStmt);
@@ -2053,7 +2219,7 @@ int ckst_check(ckstore *p, char **pzReport) {
   r.nProblem = 0;
   /* Validate the rows as they are now, not as first loaded (unless this
   ** connection has changes not yet written to them). */
-  if (p->nDirty == 0 && !p->bChanged) ckst_discard(p);
+  if (p->nDirty == 0 && !p->bChanged && p->nPend == 0) ckst_discard(p);
   rc = ckst_ready(p, 1);
   if (rc == SQLITE_OK) {
     rc = ckst_check_blocks(p, &r);
@@ -2351,7 +2517,8 @@ int ckst_scan_hash(ckstore *p, const ckst_scan *s, uint64_t *pHash) {
 int ckst_delete_all(ckstore *p) {
   cf_params params;
   char *zErr = 0;
-  int rc;
+  int rc = ckst_drain(p);
+  if (rc != SQLITE_OK) return rc;
   /* Level 0's geometry first: a configuration that makes none (only a
   ** crafted one can) changes nothing. */
   rc = ckst_level_params(p, p->capacity, ckst_level_rate(p, 0), &params, &zErr);
@@ -2365,8 +2532,10 @@ int ckst_delete_all(ckstore *p) {
     return rc;
   }
   ckst_cache_clear(p);
-  rc = ckst_exec(p, "DELETE FROM " CKST_TABLE(CKST_BLOCKS) ";"
-                    "DELETE FROM " CKST_TABLE(CKST_LEVELS) ";");
+  rc =
+      ckst_exec(p, "DELETE FROM " CKST_TABLE(
+                       CKST_BLOCKS) ";"
+                                    "DELETE FROM " CKST_TABLE(CKST_LEVELS) ";");
   if (rc != SQLITE_OK) return rc;
   p->nLevel = 0;
   p->bChanged = 1;

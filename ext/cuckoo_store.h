@@ -148,12 +148,36 @@ int ckst_contains(ckstore *p, uint64_t hash, int *pFound);
 int ckst_insert(ckstore *p, uint64_t hash, sqlite3_value *pItem);
 int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved);
 
+/*
+** Pending inserts, for bulk loads.  ckst_insert_later() only records an
+** INTEGER or REAL item's hash and value (24 bytes; at most CKST_PEND_MAX
+** of them per table; at the bound, if the array cannot grow, and for
+** TEXT and BLOB items it is ckst_insert()); ckst_drain() places every
+** pending item in order, exactly as one ckst_insert() after another
+** would, with the memory accesses of successive items overlapped.  Every
+** other item operation, ckst_ready() with bRefresh, ckst_flush() and
+** ckst_import() drain first, so nothing reads the store without the
+** pending items; ckst_discard() drops them.  A failure (a "full" table,
+** naming the item) is reported by whichever of these drains: the caller
+** must only defer inserts whose failure fails the statement as a whole
+** (see cuckoo_vtab.c).  A failed item and the ones after it stay pending
+** until ckst_discard().
+*/
+#define CKST_PEND_MAX 65536
+int ckst_insert_later(ckstore *p, uint64_t hash, sqlite3_value *pItem);
+int ckst_drain(ckstore *p);
+
 /* Transaction boundaries (rule 4): ckst_flush() writes the changes made in
 ** memory to the shadow tables; ckst_discard() forgets everything held in
 ** memory; ckst_commit() ends the transaction's cookie bump. */
 int ckst_flush(ckstore *p);
 void ckst_discard(ckstore *p);
 void ckst_commit(ckstore *p);
+/* ckst_discard() at the rollback of the whole transaction: also forgets
+** that a drain failed (until then ckst_flush() fails, so that a savepoint
+** rollback that dropped a failed statement's pending inserts cannot let
+** the transaction commit without them). */
+void ckst_rollback(ckstore *p);
 
 /* ALTER TABLE RENAME and DROP TABLE of the shadow tables.  ckst_finalize()
 ** releases the prepared statements (they are prepared again on use). */

@@ -66,6 +66,19 @@
 **      table name (schema "main") or a schema and a table name, find the
 **      table's open store on this connection (connecting it if needed)
 **      and so see this connection's unflushed changes.
+**   7. Bulk inserts are deferred: an INSERT (ABORT or ROLLBACK conflict
+**      mode) outside an explicit transaction only records the item's hash
+**      and value (ckst_insert_later(); INTEGER and REAL items, at most
+**      CKST_PEND_MAX = 65536 of them, 24 bytes each, per table; TEXT and
+**      BLOB items are placed at once), and the store places them in order,
+**      with overlapped memory accesses, before any read of the table
+**      (xOpen, xFilter, the companion functions), at xSync and
+**      xSavepoint, and at that bound.  Such a statement is its own
+**      transaction, so a "full" table fails it as a whole wherever the
+**      failure is found (at the latest its commit, xSync), and it changes
+**      nothing.  In explicit transactions, and with OR IGNORE, OR REPLACE
+**      and OR FAIL, every row is placed at once, as each statement's own
+**      outcome depends on it.
 */
 #include "cuckoo_store.h"
 
@@ -272,9 +285,7 @@ static int ckvtRename(sqlite3_vtab *pVtab, const char *zNew) {
   return ckvt_err(pTab, ckst_rename(pTab->pStore, zNew));
 }
 
-static int ckvtShadowName(const char *zName) {
-  return ckst_is_shadow(zName);
-}
+static int ckvtShadowName(const char *zName) { return ckst_is_shadow(zName); }
 
 /* ---------------------------------------------------------------------
 ** Planning
@@ -492,6 +503,7 @@ static int ckvtFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                         ckst_label(pStore)));
   }
   rc = ckst_ready(pStore, 0);
+  if (rc == SQLITE_OK) rc = ckst_drain(pStore); /* reads see pending items */
   if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
   switch (idxNum) {
   case CKVT_PLAN_EQ: rc = ckvt_lookup(pCur, pStore, argv[0]); break;
@@ -712,6 +724,10 @@ static int ckvt_insert(ckvt_table *pTab, sqlite3_value **argv,
     rc = ckst_contains(p, h, &found);
     if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
     if (found) return eConflict == SQLITE_IGNORE ? SQLITE_CONSTRAINT : rc;
+  } else if (eConflict != SQLITE_FAIL && sqlite3_get_autocommit(ckst_db(p))) {
+    /* Deferred (rule 7): a failure now fails the whole statement, which
+    ** is its own transaction, wherever it is reported. */
+    return ckvt_err(pTab, ckst_insert_later(p, h, argv[2]));
   }
   return ckvt_err(pTab, ckst_insert(p, h, argv[2]));
 }
@@ -842,7 +858,7 @@ static int ckvtCommit(sqlite3_vtab *pVtab) {
 }
 
 static int ckvtRollback(sqlite3_vtab *pVtab) {
-  ckst_discard(((ckvt_table *)pVtab)->pStore);
+  ckst_rollback(((ckvt_table *)pVtab)->pStore);
   return SQLITE_OK;
 }
 
@@ -976,15 +992,16 @@ static ckvt_table *ckvt_find(sqlite3_context *ctx, const char *zFunc, int nName,
       return 0;
     }
     if (rc != SQLITE_OK) {
-      cksql_result_error(ctx, SQLITE_ERROR,
-                sqlite3_mprintf("%s: no such table: %s.%s", zFunc, zDb, zName));
+      cksql_result_error(
+          ctx, SQLITE_ERROR,
+          sqlite3_mprintf("%s: no such table: %s.%s", zFunc, zDb, zName));
       return 0;
     }
     pTab = ckvt_lookup_table(g, zDb, zName);
     if (pTab == 0) {
       cksql_result_error(ctx, SQLITE_ERROR,
-                sqlite3_mprintf("%s: %s.%s is not a cuckoo table", zFunc, zDb,
-                                zName));
+                         sqlite3_mprintf("%s: %s.%s is not a cuckoo table",
+                                         zFunc, zDb, zName));
       return 0;
     }
   }
@@ -1050,22 +1067,25 @@ static void ckvtExportFunc(sqlite3_context *ctx, int argc,
     iLevel = sqlite3_value_int64(argv[2]);
     if (sqlite3_value_numeric_type(argv[2]) != SQLITE_INTEGER || iLevel < 0 ||
         iLevel >= ckst_levels(p)) {
-      cksql_result_error(ctx, SQLITE_ERROR,
-                sqlite3_mprintf("cuckoo_export: level must be an integer "
-                                "from 0 to %d (%s has %d level%s)",
-                                ckst_levels(p) - 1, ckst_label(p), ckst_levels(p),
-                                ckst_levels(p) == 1 ? "" : "s"));
+      cksql_result_error(
+          ctx, SQLITE_ERROR,
+          sqlite3_mprintf("cuckoo_export: level must be an integer "
+                          "from 0 to %d (%s has %d level%s)",
+                          ckst_levels(p) - 1, ckst_label(p), ckst_levels(p),
+                          ckst_levels(p) == 1 ? "" : "s"));
       return;
     }
   } else if (ckst_levels(p) > 1) {
-    cksql_result_error(ctx, SQLITE_ERROR,
-              sqlite3_mprintf(
-                  "cuckoo_export: %s has %d levels (it grew past its "
-                  "capacity), and a filter BLOB holds one; export each "
-                  "level with cuckoo_export('%q', '%q', N) for N = 0 to %d "
-                  "(a lookup must probe them all), or re-create the table "
-                  "with a capacity for all its items",
-                  ckst_label(p), ckst_levels(p), ckst_schema(p), ckst_name(p), ckst_levels(p) - 1));
+    cksql_result_error(
+        ctx, SQLITE_ERROR,
+        sqlite3_mprintf(
+            "cuckoo_export: %s has %d levels (it grew past its "
+            "capacity), and a filter BLOB holds one; export each "
+            "level with cuckoo_export('%q', '%q', N) for N = 0 to %d "
+            "(a lookup must probe them all), or re-create the table "
+            "with a capacity for all its items",
+            ckst_label(p), ckst_levels(p), ckst_schema(p), ckst_name(p),
+            ckst_levels(p) - 1));
     return;
   }
   rc = ckst_export(p, (int)iLevel, &a, &n);
