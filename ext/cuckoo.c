@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** cuckoo.c: the extension's entry point.
 **
 ** Loaded as a shared library (".load ./cuckoo" in the sqlite3 shell,
@@ -31,8 +33,8 @@ SQLITE_EXTENSION_INIT1
 #ifdef _WIN32
 __declspec(dllexport)
 #endif
-int sqlite3_cuckoo_init(sqlite3 *db, char **pzErrMsg,
-                        const sqlite3_api_routines *pApi) {
+    int sqlite3_cuckoo_init(sqlite3 *db, char **pzErrMsg,
+                            const sqlite3_api_routines *pApi) {
   int rc = SQLITE_OK;
 #ifndef SQLITE_CORE
   SQLITE_EXTENSION_INIT2(pApi);
@@ -41,10 +43,9 @@ int sqlite3_cuckoo_init(sqlite3 *db, char **pzErrMsg,
 #endif
   if (sqlite3_libversion_number() < CUCKOO_MIN_SQLITE) {
     if (pzErrMsg) {
-      *pzErrMsg = sqlite3_mprintf(
-          "cuckoo: needs SQLite " CUCKOO_MIN_SQLITE_NAME
-          " or later (this is %s)",
-          sqlite3_libversion());
+      *pzErrMsg = sqlite3_mprintf("cuckoo: needs SQLite " CUCKOO_MIN_SQLITE_NAME
+                                  " or later (this is %s)",
+                                  sqlite3_libversion());
     }
     return SQLITE_ERROR;
   }
@@ -52,8 +53,8 @@ int sqlite3_cuckoo_init(sqlite3 *db, char **pzErrMsg,
   if (rc == SQLITE_OK) rc = cuckoo_register_aggregates(db);
   if (rc == SQLITE_OK) rc = cuckoo_register_vtab(db);
   if (rc != SQLITE_OK && pzErrMsg && *pzErrMsg == 0) {
-    *pzErrMsg = sqlite3_mprintf("cuckoo: registration failed: %s",
-                                sqlite3_errstr(rc));
+    *pzErrMsg =
+        sqlite3_mprintf("cuckoo: registration failed: %s", sqlite3_errstr(rc));
   }
   return rc;
 }

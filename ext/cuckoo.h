@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** cuckoo.h: the public interface of the cuckoo SQLite extension.
 **
 ** Copyright (c) 2026 the cuckoo authors.  MIT License (see LICENSE).

@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** cuckoo_agg.c: the aggregate and window functions.
 **
 **   cuckoo_agg(item [, error_rate [, capacity [, options]]])
@@ -449,10 +451,12 @@ static void *ck_agg_alloc(sqlite3_context *ctx, const cf_params *q,
       sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
   void *pNew;
   if (nByte > (sqlite3_uint64)mxLen) {
-    cksql_result_error(ctx, SQLITE_TOOBIG, sqlite3_mprintf("cuckoo_agg: a filter for %lld distinct "
-                                 "items at error_rate %g needs %llu bytes, "
-                                 "more than SQLITE_LIMIT_LENGTH (%d)",
-                                 nItem, error_rate, nByte, mxLen));
+    cksql_result_error(
+        ctx, SQLITE_TOOBIG,
+        sqlite3_mprintf("cuckoo_agg: a filter for %lld distinct "
+                        "items at error_rate %g needs %llu bytes, "
+                        "more than SQLITE_LIMIT_LENGTH (%d)",
+                        nItem, error_rate, nByte, mxLen));
     sqlite3_free(pOld);
     return 0;
   }
@@ -484,14 +488,12 @@ static void ck_agg_full(sqlite3_context *ctx, const ck_agg *p,
                                 "or pass NULL as capacity for a filter sized "
                                 "to the items",
                                 p->error_rate);
-  cksql_result_error(ctx, SQLITE_ERROR,
-                     zWhat && zRest
-                         ? cksql_full_message("cuckoo_agg",
-                                              nPlaced < 0 ? 0
-                                                          : (uint64_t)nPlaced,
-                                              (uint64_t)p->capacity, zWhat,
-                                              zRest)
-                         : 0);
+  cksql_result_error(
+      ctx, SQLITE_ERROR,
+      zWhat && zRest ? cksql_full_message("cuckoo_agg",
+                                          nPlaced < 0 ? 0 : (uint64_t)nPlaced,
+                                          (uint64_t)p->capacity, zWhat, zRest)
+                     : 0);
   sqlite3_free(zWhat);
   sqlite3_free(zRest);
 }
@@ -527,13 +529,14 @@ static int ck_agg_build(sqlite3_context *ctx, const ck_agg *p,
   for (;;) {
     if (q.nbuckets >= CF_MAX_BUCKETS) {
       sqlite3_free(buf);
-      cksql_result_error(ctx, SQLITE_ERROR, sqlite3_mprintf(
-                       "cuckoo_agg: %lld distinct items are too "
-                       "many for one filter (at most about "
-                       "%llu with bucket_size=%u)",
-                       n,
-                       (unsigned long long)(0.9 * 4294967295.0 * q.bucket_size),
-                       q.bucket_size));
+      cksql_result_error(
+          ctx, SQLITE_ERROR,
+          sqlite3_mprintf(
+              "cuckoo_agg: %lld distinct items are too "
+              "many for one filter (at most about "
+              "%llu with bucket_size=%u)",
+              n, (unsigned long long)(0.9 * 4294967295.0 * q.bucket_size),
+              q.bucket_size));
       return SQLITE_ERROR;
     }
     buf = ck_agg_alloc(ctx, &q, n, p->error_rate, buf);
@@ -689,7 +692,9 @@ static int ck_collect_add(sqlite3_context *ctx, ck_agg *p, uint64_t hash) {
       q.nbuckets = (uint64_t)(slots / q.bucket_size) + 1;
       if (slots / q.bucket_size >= (double)CF_MAX_BUCKETS ||
           cf_blob_size(&q) > (uint64_t)mxLen) {
-        cksql_result_error(ctx, SQLITE_TOOBIG, sqlite3_mprintf("cuckoo_agg: the group has more than %lld distinct "
+        cksql_result_error(
+            ctx, SQLITE_TOOBIG,
+            sqlite3_mprintf("cuckoo_agg: the group has more than %lld distinct "
                             "items; their filter would exceed "
                             "SQLITE_LIMIT_LENGTH (%d bytes)",
                             h->nSorted, mxLen));
@@ -718,10 +723,12 @@ static void ck_agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     }
     p->eState = CK_COLLECT;
   } else if (argc > 1 && !ck_agg_same(p, argc, argv)) {
-    cksql_result_error(ctx, SQLITE_ERROR, sqlite3_mprintf("cuckoo_agg: error_rate, capacity and "
-                                 "options must be the same on every row of "
-                                 "a group (row %lld differs from the first)",
-                                 p->nRow));
+    cksql_result_error(
+        ctx, SQLITE_ERROR,
+        sqlite3_mprintf("cuckoo_agg: error_rate, capacity and "
+                        "options must be the same on every row of "
+                        "a group (row %lld differs from the first)",
+                        p->nRow));
     ck_agg_fail(p);
     return;
   }
@@ -871,12 +878,12 @@ static void ck_union_step(sqlite3_context *ctx, int argc,
     sqlite3_free(zB);
   } else if (rc == CF_FULL || rc == CF_TOO_MANY) {
     char *zWhat = sqlite3_mprintf("the filter of row %lld", u->nRow);
-    cksql_result_error(ctx, SQLITE_ERROR,
-                       zWhat ? cksql_full_message(
-                                   "cuckoo_union", nStored, u->f.p.capacity,
+    cksql_result_error(
+        ctx, SQLITE_ERROR,
+        zWhat ? cksql_full_message("cuckoo_union", nStored, u->f.p.capacity,
                                    zWhat,
                                    "build the filters with a larger capacity")
-                             : 0);
+              : 0);
     sqlite3_free(zWhat);
   } else {
     cksql_result_cf_error(ctx, "cuckoo_union", rc, &u->f, nStored, "");
@@ -894,10 +901,12 @@ static void ck_union_inverse(sqlite3_context *ctx, int argc,
   if (u == 0 || u->failed || sqlite3_value_type(argv[0]) == SQLITE_NULL) {
     return;
   }
-  cksql_result_error(ctx, SQLITE_ERROR, sqlite3_mprintf("cuckoo_union: a filter cannot be taken back "
-                               "out of a union; as a window function "
-                               "cuckoo_union needs a frame that starts at "
-                               "UNBOUNDED PRECEDING"));
+  cksql_result_error(
+      ctx, SQLITE_ERROR,
+      sqlite3_mprintf("cuckoo_union: a filter cannot be taken back "
+                      "out of a union; as a window function "
+                      "cuckoo_union needs a frame that starts at "
+                      "UNBOUNDED PRECEDING"));
   if (u->hasFilter) sqlite3_free(u->f.blob);
   u->hasFilter = 0;
   u->failed = 1;

@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** cuckoo_filter.c: the core cuckoo filter (see cuckoo_filter.h for the
 ** rules it keeps).  No SQLite, no allocation.
 **

@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** cuckoo_filter.h: the core cuckoo filter, free of SQLite.
 **
 ** A cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher, CoNEXT 2014)

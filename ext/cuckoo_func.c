@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** cuckoo_func.c: the scalar SQL functions over filter BLOBs.
 **
 **   cuckoo_new(capacity [, error_rate [, options]])   -> empty filter
@@ -143,9 +145,11 @@ static void ck_update(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   int i, rc, rcHash;
 
   if (argc < 2) {
-    cksql_result_error(ctx, SQLITE_ERROR, sqlite3_mprintf("%s: needs a filter and at least one item "
-                                  "(got %d argument%s)",
-                                  zFunc, argc, argc == 1 ? "" : "s"));
+    cksql_result_error(
+        ctx, SQLITE_ERROR,
+        sqlite3_mprintf("%s: needs a filter and at least one item "
+                        "(got %d argument%s)",
+                        zFunc, argc, argc == 1 ? "" : "s"));
     return;
   }
   rc = cksql_open_arg(ctx, zFunc, 0, argv[0], &f);
@@ -311,8 +315,8 @@ static void ck_info(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
       "\"bits_per_item\":%!.6g,\"expected_fpr\":%!.6g,\"seed\":%llu,"
       "\"error_rate_range\":[%!.6g,%!.6g],\"fpr_at_capacity\":%!.6g%s}",
       CF_VERSION, f.semisort ? "semisort" : "plain",
-      (unsigned long long)f.p.capacity, (unsigned long long)f.p.nbuckets, b,
-      fp, (unsigned long long)f.count, (double)f.count / slots,
+      (unsigned long long)f.p.capacity, (unsigned long long)f.p.nbuckets, b, fp,
+      (unsigned long long)f.count, (double)f.count / slots,
       (unsigned long long)f.blob_size,
       (double)f.table_size * 8.0 / (double)f.p.capacity, cf_expected_fpr(&f),
       (unsigned long long)f.p.seed, lo, hi, fprCap, zNote ? zNote : "");

@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** cuckoo_sql.h: shared declarations of the SQL layer (functions,
 ** aggregates, virtual table) that sits on the SQLite-free core in
 ** cuckoo_filter.h.

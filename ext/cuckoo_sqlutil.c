@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** cuckoo_sqlutil.c: helpers shared by the SQL layer: hashing SQL values
 ** into items, validating filter BLOB arguments with messages
 ** that name the function and argument, parsing creation options, and

@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** cuckoo_sstable.h: the decode table of semi-sorted buckets (included
 ** only by cuckoo_filter.c).
 **

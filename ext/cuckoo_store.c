@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** cuckoo_store.c: the block store behind the cuckoo virtual table (see
 ** cuckoo_store.h for the shadow-table schema and the rules it keeps).
 **

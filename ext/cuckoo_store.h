@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** cuckoo_store.h: the block store behind the cuckoo virtual table: one
 ** table's filter kept in three shadow tables, read and written through a
 ** per-connection block cache.  cuckoo_vtab.c maps SQL onto it.

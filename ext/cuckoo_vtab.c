@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** cuckoo_vtab.c: the cuckoo virtual table, a named, persistent,
 ** transactional filter kept in shadow tables (cuckoo_store.[ch] owns the
 ** storage and documents the shadow-table schema), and its companion

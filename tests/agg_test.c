@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** agg_test.c: the aggregates checked against their definitions, with
 ** SQLite and the extension linked statically (-DSQLITE_CORE).
 **

@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** core_test.c: correctness and robustness tests of the SQLite-free core
 ** (ext/cuckoo_filter.c), run by `make test` and, under ASan/UBSan, by
 ** `make asan`.
@@ -45,7 +47,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-static int scale = 1; /* divisor for loop sizes under sanitizers */
+static int scale = 1;        /* divisor for loop sizes under sanitizers */
 static uint32_t g_flags = 0; /* bucket encoding of make_filter()'s filters */
 
 /* splitmix64: the only source of randomness, always seeded explicitly. */
@@ -77,8 +79,8 @@ static uint8_t *make_filter(cf_filter *f, uint64_t m, unsigned b, unsigned fp,
   p.seed = seed;
   p.flags = g_flags;
   if (cf_params_check(&p) != CF_OK) {
-    printf("core_test: bad params m=%llu b=%u f=%u\n", (unsigned long long)m,
-           b, fp);
+    printf("core_test: bad params m=%llu b=%u f=%u\n", (unsigned long long)m, b,
+           fp);
     exit(2);
   }
   buf = xmalloc((size_t)cf_blob_size(&p));
@@ -96,7 +98,8 @@ static int cf_slot_of_test(const uint32_t *a, unsigned b, uint32_t fp) {
 
 /* Item id -> key: ids are hashed as SQL integers with the filter's seed. */
 static cf_key key_of_id(const cf_filter *f, uint64_t id) {
-  return cf_key_of(f, cf_hash_int(f->p.seed, (int64_t)(id * 0x2545f4914f6cdd1dULL)));
+  return cf_key_of(
+      f, cf_hash_int(f->p.seed, (int64_t)(id * 0x2545f4914f6cdd1dULL)));
 }
 
 /* ---------------------------------------------------------------------
@@ -219,9 +222,10 @@ static void run_model(uint64_t m, unsigned b, unsigned fp, double target,
          (unsigned long long)m, b, fp, (unsigned long long)nVerifyBad);
   CHECKF(nBadFail == 0, "m=%llu b=%u f=%u: %llu bad insert failures",
          (unsigned long long)m, b, fp, (unsigned long long)nBadFail);
-  CHECKF(nRemoveMiss == 0, "m=%llu b=%u f=%u: %llu removes of present items "
-         "not found", (unsigned long long)m, b, fp,
-         (unsigned long long)nRemoveMiss);
+  CHECKF(nRemoveMiss == 0,
+         "m=%llu b=%u f=%u: %llu removes of present items "
+         "not found",
+         (unsigned long long)m, b, fp, (unsigned long long)nRemoveMiss);
   /* A run that never got near its target load tested too little. */
   CHECKF(2.0 * (double)maxTotal >= target * (double)slots,
          "m=%llu b=%u f=%u: load never got near the target",
@@ -231,8 +235,8 @@ static void run_model(uint64_t m, unsigned b, unsigned fp, double target,
 }
 
 static void test_model(void) {
-  static const uint64_t aM[] = {1, 2, 3, 7, 13, 100, 257, 1000, 1023, 4099,
-                                12345};
+  static const uint64_t aM[] = {1,   2,    3,    7,    13,   100,
+                                257, 1000, 1023, 4099, 12345};
   static const unsigned aB[] = {2, 4, 8};
   static const unsigned aF[] = {4, 7, 12, 16, 19, 32};
   size_t im, ib, iF;
@@ -250,8 +254,8 @@ static void test_model(void) {
         if (m == 12345 && aF[iF] != 12 && aF[iF] != 32) continue;
         /* under sanitizers: the small tables only, each run to full load */
         if (scale > 1 && m > 1023) continue;
-        run_model(m, b, aF[iF], aF[iF] == 4 && b == 2 ? 0.3 : target,
-                  nOps, seed++);
+        run_model(m, b, aF[iF], aF[iF] == 4 && b == 2 ? 0.3 : target, nOps,
+                  seed++);
       }
     }
   }
@@ -281,9 +285,10 @@ static void fill_to_failure(uint64_t m, unsigned b, unsigned fp, uint64_t seed,
          "m=%llu b=%u f=%u: failed insert changed the buffer",
          (unsigned long long)m, b, fp);
   CHECK(f.count == n && cf_count_slots(&f) == n);
-  for (id = 0; id < n; id++) lost += !cf_contains(&f, key_of_id(&f, id));
-  CHECKF(lost == 0, "m=%llu b=%u f=%u: %llu items lost",
-         (unsigned long long)m, b, fp, (unsigned long long)lost);
+  for (id = 0; id < n; id++)
+    lost += !cf_contains(&f, key_of_id(&f, id));
+  CHECKF(lost == 0, "m=%llu b=%u f=%u: %llu items lost", (unsigned long long)m,
+         b, fp, (unsigned long long)lost);
   /* More attempts after the first failure: each succeeds or changes
   ** nothing, and nothing already stored is lost. */
   for (id = n + 1; id < n + 200; id++) {
@@ -292,7 +297,8 @@ static void fill_to_failure(uint64_t m, unsigned b, unsigned fp, uint64_t seed,
     if (rc != CF_OK && memcmp(copy, buf, f.blob_size) != 0) extraBad++;
   }
   CHECK(extraBad == 0);
-  for (id = 0; id < n; id++) lost += !cf_contains(&f, key_of_id(&f, id));
+  for (id = 0; id < n; id++)
+    lost += !cf_contains(&f, key_of_id(&f, id));
   CHECK(lost == 0);
   *pLoad = (double)n / (double)(m * b);
   free(copy);
@@ -318,8 +324,10 @@ static void test_fill(void) {
              minLoad);
       /* b=4 per the test plan and the paper (95%); b=2 and b=8 with the
       ** paper's figures (84%, 98%) less a little for small tables. */
-      if (b == 4) CHECKF(minLoad >= 0.94, "b=4 f=%u load %.4f", aF[iF], minLoad);
-      if (b == 8) CHECKF(minLoad >= 0.97, "b=8 f=%u load %.4f", aF[iF], minLoad);
+      if (b == 4)
+        CHECKF(minLoad >= 0.94, "b=4 f=%u load %.4f", aF[iF], minLoad);
+      if (b == 8)
+        CHECKF(minLoad >= 0.97, "b=8 f=%u load %.4f", aF[iF], minLoad);
       if (b == 2 && aF[iF] >= 8)
         CHECKF(minLoad >= 0.84, "b=2 f=%u load %.4f", aF[iF], minLoad);
     }
@@ -343,7 +351,8 @@ static void test_too_many(void) {
       k = key_of_id(&f, id);
       if (cf_alt_bucket(f.p.nbuckets, k.i1, k.fp) != k.i1) break;
     }
-    for (i = 0; i < 2 * b; i++) nOk += cf_insert(&f, k) == CF_OK;
+    for (i = 0; i < 2 * b; i++)
+      nOk += cf_insert(&f, k) == CF_OK;
     CHECKF(nOk == 2 * b, "b=%u: %u of %u copies stored", b, nOk, 2 * b);
     CHECK(cf_copies(&f, k) == 2 * b);
     memcpy(copy, buf, f.blob_size);
@@ -353,7 +362,8 @@ static void test_too_many(void) {
     /* other items still go in around it */
     CHECK(cf_insert(&f, key_of_id(&f, id + 1)) == CF_OK);
     /* removing the copies one by one */
-    for (i = 0; i < 2 * b; i++) CHECK(cf_remove(&f, k) == CF_OK);
+    for (i = 0; i < 2 * b; i++)
+      CHECK(cf_remove(&f, k) == CF_OK);
     CHECK(cf_remove(&f, k) == CF_NOTFOUND);
     CHECK(!cf_contains(&f, k) && cf_copies(&f, k) == 0);
     CHECK(cf_contains(&f, key_of_id(&f, id + 1)));
@@ -367,7 +377,8 @@ static void test_too_many(void) {
       k = key_of_id(&f, id);
       if (cf_alt_bucket(f.p.nbuckets, k.i1, k.fp) == k.i1) break;
     }
-    for (i = 0, nOk = 0; i < b; i++) nOk += cf_insert(&f, k) == CF_OK;
+    for (i = 0, nOk = 0; i < b; i++)
+      nOk += cf_insert(&f, k) == CF_OK;
     CHECKF(nOk == b, "b=%u one bucket: %u of %u copies", b, nOk, b);
     memcpy(copy, buf, f.blob_size);
     CHECKF(cf_insert(&f, k) == CF_TOO_MANY, "b=%u one bucket", b);
@@ -392,7 +403,8 @@ static uint64_t golden_sequence(uint8_t **ppBuf, size_t *pn, uint64_t m,
     acc = acc * 31 + (uint64_t)cf_insert(&f, key_of_id(&f, i));
   }
   for (i = 0; i < m * b / 3; i++) {
-    acc = acc * 31 + (uint64_t)cf_remove(&f, key_of_id(&f, rnd_below(&r, m * b)));
+    acc =
+        acc * 31 + (uint64_t)cf_remove(&f, key_of_id(&f, rnd_below(&r, m * b)));
   }
   for (i = 0; i < m; i++) {
     acc = acc * 31 +
@@ -477,7 +489,8 @@ static void test_capacity(void) {
       CHECK(cf_params_for(&p, cap, eps, 4, 77) == CF_OK);
       buf = xmalloc((size_t)cf_blob_size(&p));
       CHECK(cf_init(&f, &p, buf) == CF_OK);
-      for (i = 0; i < cap; i++) nFail += cf_insert(&f, key_of_id(&f, i)) != CF_OK;
+      for (i = 0; i < cap; i++)
+        nFail += cf_insert(&f, key_of_id(&f, i)) != CF_OK;
       CHECKF(nFail == 0, "capacity %llu eps %g: %llu inserts failed",
              (unsigned long long)cap, eps, (unsigned long long)nFail);
       CHECK(f.count == cap);
@@ -492,9 +505,8 @@ static void test_capacity(void) {
         CHECKF(bits <= bound, "capacity %llu eps %g: %.3f bits/item > %.3f",
                (unsigned long long)cap, eps, bits, bound);
       } else {
-        CHECKF(p.nbuckets * 4 <= 2 * cap + 8,
-               "capacity %llu: %llu slots", (unsigned long long)cap,
-               (unsigned long long)(p.nbuckets * 4));
+        CHECKF(p.nbuckets * 4 <= 2 * cap + 8, "capacity %llu: %llu slots",
+               (unsigned long long)cap, (unsigned long long)(p.nbuckets * 4));
       }
       for (i = 0; i < nProbe; i++) {
         nFp += cf_contains(&f, key_of_id(&f, (uint64_t)1 << 40 | i));
@@ -527,8 +539,8 @@ static void test_capacity(void) {
       double eps;
       unsigned b;
       uint64_t seed;
-    } aBig[] = {{3718763, 0.5, 4, 77}, {3718763, 0.5, 4, 80},
-                {1000000, 0.3, 2, 0}};
+    } aBig[] = {
+        {3718763, 0.5, 4, 77}, {3718763, 0.5, 4, 80}, {1000000, 0.3, 2, 0}};
     size_t k;
     for (k = 0; k < sizeof(aBig) / sizeof(aBig[0]); k++) {
       cf_params p;
@@ -636,7 +648,8 @@ static void test_open(void) {
   buf = make_filter(&f, 5, 2, 7, 99);
   n = f.blob_size;
   CHECK(n == 40 + 9);
-  for (i = 0; i < 6; i++) CHECK(cf_insert(&f, key_of_id(&f, i)) == CF_OK);
+  for (i = 0; i < 6; i++)
+    CHECK(cf_insert(&f, key_of_id(&f, i)) == CF_OK);
   CHECK(open_copy(buf, n, &zWhy) == CF_OK && zWhy == 0);
   mut = xmalloc(n + 16);
 
@@ -647,7 +660,8 @@ static void test_open(void) {
     stmt;                                                                      \
     zWhy = 0;                                                                  \
     CHECKF((open_copy(mut, nm, &zWhy) == CF_OK) == (expectOk), "%s", label);   \
-    if (!(expectOk)) CHECKF(zWhy != 0 && zWhy[0] != 0, "%s: no reason", label); \
+    if (!(expectOk))                                                           \
+      CHECKF(zWhy != 0 && zWhy[0] != 0, "%s: no reason", label);               \
   } while (0)
 
   MUTATE("unchanged", (void)0, 1);
@@ -701,7 +715,8 @@ static void test_open(void) {
   g_flags = 0;
   n = f.blob_size;
   CHECK(n == 40 + 15);
-  for (i = 0; i < 12; i++) CHECK(cf_insert(&f, key_of_id(&f, i)) == CF_OK);
+  for (i = 0; i < 12; i++)
+    CHECK(cf_insert(&f, key_of_id(&f, i)) == CF_OK);
   mut = xmalloc(n + 16);
 #define MUTATE(label, stmt, expectOk)                                          \
   do {                                                                         \
@@ -710,7 +725,8 @@ static void test_open(void) {
     stmt;                                                                      \
     zWhy = 0;                                                                  \
     CHECKF((open_copy(mut, nm, &zWhy) == CF_OK) == (expectOk), "%s", label);   \
-    if (!(expectOk)) CHECKF(zWhy != 0 && zWhy[0] != 0, "%s: no reason", label); \
+    if (!(expectOk))                                                           \
+      CHECKF(zWhy != 0 && zWhy[0] != 0, "%s: no reason", label);               \
   } while (0)
   MUTATE("ss unchanged", (void)0, 1);
   MUTATE("ss flags 0 (plain: length mismatch)", mut[5] = 0, 0);
@@ -749,7 +765,8 @@ static void test_open(void) {
     size_t len = (size_t)rnd_below(&r, 160);
     uint8_t *p = xmalloc(len + 64);
     int kind = iter % 3;
-    for (i = 0; i < len + 64; i++) p[i] = (uint8_t)rnd(&r);
+    for (i = 0; i < len + 64; i++)
+      p[i] = (uint8_t)rnd(&r);
     if (kind == 1 && len >= 8) {
       memcpy(p, "CKOO", 4);
       p[4] = 1;
@@ -771,15 +788,14 @@ static void test_open(void) {
       len = (size_t)cf_blob_size(&pp);
       free(p);
       p = xmalloc(len);
-      for (i = 0; i < len; i++) p[i] = (uint8_t)rnd(&r);
-      put_hdr(p, b, fp, m, pp.capacity, rnd_below(&r, m * b + 2),
-              rnd(&r));
+      for (i = 0; i < len; i++)
+        p[i] = (uint8_t)rnd(&r);
+      put_hdr(p, b, fp, m, pp.capacity, rnd_below(&r, m * b + 2), rnd(&r));
       p[5] = (uint8_t)pp.flags;
       /* usually clear the padding bits so that it is accepted */
       if (rnd_below(&r, 4) != 0) {
         uint64_t used = m * cf_bucket_bits(&pp), tbits = (len - 40) * 8;
-        if (tbits > used)
-          p[len - 1] &= (uint8_t)(0xff >> (tbits - used));
+        if (tbits > used) p[len - 1] &= (uint8_t)(0xff >> (tbits - used));
       }
     }
     if (open_copy(p, len, &zWhy) == CF_OK) {
@@ -804,10 +820,12 @@ static void test_open(void) {
     size_t len;
     uint8_t *p;
     int nmut, j;
-    if (b == 4 && fp >= CF_SS_MIN_FP_BITS && iter % 2) g_flags = CF_FLAG_SEMISORT;
+    if (b == 4 && fp >= CF_SS_MIN_FP_BITS && iter % 2)
+      g_flags = CF_FLAG_SEMISORT;
     buf = make_filter(&f, m, b, fp, (uint64_t)iter);
     g_flags = 0;
-    for (id = 0; id < m * b / 2; id++) (void)cf_insert(&f, key_of_id(&f, id));
+    for (id = 0; id < m * b / 2; id++)
+      (void)cf_insert(&f, key_of_id(&f, id));
     len = f.blob_size;
     p = xmalloc(len + 32);
     memcpy(p, buf, len);
@@ -824,9 +842,7 @@ static void test_open(void) {
       case 2: /* random table byte */
         if (len > 40) p[40 + rnd_below(&r, len - 40)] = (uint8_t)rnd(&r);
         break;
-      case 3: /* truncate */
-        len = (size_t)rnd_below(&r, len + 1);
-        break;
+      case 3: /* truncate */ len = (size_t)rnd_below(&r, len + 1); break;
       case 4: /* extend */
         len += 1 + (size_t)rnd_below(&r, 16);
         if (len > f.blob_size + 32) len = f.blob_size + 32;
@@ -921,7 +937,8 @@ static void test_merge(void) {
     uint8_t *a = make_filter(&fa, m, b, 14, 3);
     uint8_t *bb = make_filter(&fb, m, b, 14, 3);
     uint8_t *copy;
-    for (id = 0; id < m * b * 2 / 5; id++) na += cf_insert(&fa, key_of_id(&fa, id)) == CF_OK;
+    for (id = 0; id < m * b * 2 / 5; id++)
+      na += cf_insert(&fa, key_of_id(&fa, id)) == CF_OK;
     for (id = 500000; id < 500000 + m * b * 2 / 5; id++)
       nb += cf_insert(&fb, key_of_id(&fb, id)) == CF_OK;
     /* duplicates of one item in both */
@@ -949,7 +966,8 @@ static void test_merge(void) {
       uint64_t before = fa.count;
       CHECK(cf_merge(&fa, &fb) == CF_OK && fa.count == before);
     }
-    for (id = 0; id < m * b * 2 / 5; id++) lost += !cf_contains(&fa, key_of_id(&fa, id));
+    for (id = 0; id < m * b * 2 / 5; id++)
+      lost += !cf_contains(&fa, key_of_id(&fa, id));
     for (id = 500000; id < 500000 + m * b * 2 / 5; id++)
       lost += !cf_contains(&fa, key_of_id(&fa, id));
     CHECKF(lost == 0, "b=%u: %llu lost in merge", b, (unsigned long long)lost);
@@ -1094,7 +1112,7 @@ static void run_store(unsigned b, uint32_t flags) {
     rc = cf_store_insert(&f.p, &st, k);
     nRead = rs.nRead;
     nWrite = rs.nWrite;
-    memcpy(a, snap, f.table_size); /* back to the snapshot */
+    memcpy(a, snap, f.table_size);           /* back to the snapshot */
     if (nWrite < 3 && rc == CF_OK) continue; /* no kicks: less interesting */
     nKickCases++;
     /* An insert that ends CF_FULL writes CF_MAX_KICKS displacements, then
@@ -1125,14 +1143,13 @@ static void run_store(unsigned b, uint32_t flags) {
   rs.failReadAt = rs.failWriteAt = 0;
   CHECKF(nKickCases > 0, "b=%u flags=%u: no insert needed kicks", b, flags);
   CHECKF(nIoerr > 0, "b=%u flags=%u", b, flags);
-  CHECKF(nUndoBad == 0, "b=%u flags=%u: %d failing-store runs left changes",
-         b, flags, nUndoBad);
+  CHECKF(nUndoBad == 0, "b=%u flags=%u: %d failing-store runs left changes", b,
+         flags, nUndoBad);
   {
     int found = 0;
     rs.nRead = 0;
     rs.failReadAt = 1;
-    CHECK(cf_store_contains(&f.p, &st, key_of_id(&f, 1), &found) ==
-          CF_IOERR);
+    CHECK(cf_store_contains(&f.p, &st, key_of_id(&f, 1), &found) == CF_IOERR);
     rs.failReadAt = 0;
   }
   free(a);
@@ -1171,14 +1188,16 @@ static void churn(uint64_t m, unsigned b, unsigned fp, uint64_t seed) {
       }
       ids[nIds++] = nextId++;
     }
-    for (i = 0; i < nIds; i++) lost += !cf_contains(&f, key_of_id(&f, ids[i]));
+    for (i = 0; i < nIds; i++)
+      lost += !cf_contains(&f, key_of_id(&f, ids[i]));
     /* delete a random half */
     for (i = 0; i < nIds / 2; i++) {
       uint64_t j = rnd_below(&r, nIds);
       bad += cf_remove(&f, key_of_id(&f, ids[j])) != CF_OK;
       ids[j] = ids[--nIds];
     }
-    for (i = 0; i < nIds; i++) lost += !cf_contains(&f, key_of_id(&f, ids[i]));
+    for (i = 0; i < nIds; i++)
+      lost += !cf_contains(&f, key_of_id(&f, ids[i]));
     /* random churn at about half load */
     for (i = 0; i < n; i++) {
       if (nIds > 0 && (rnd(&r) & 1)) {
@@ -1191,7 +1210,8 @@ static void churn(uint64_t m, unsigned b, unsigned fp, uint64_t seed) {
         nextId++;
       }
     }
-    for (i = 0; i < nIds; i++) lost += !cf_contains(&f, key_of_id(&f, ids[i]));
+    for (i = 0; i < nIds; i++)
+      lost += !cf_contains(&f, key_of_id(&f, ids[i]));
     bad += f.count != nIds || cf_count_slots(&f) != nIds;
   }
   CHECKF(lost == 0, "churn m=%llu b=%u f=%u flags=%u: %llu false negatives",
@@ -1206,7 +1226,8 @@ static void churn(uint64_t m, unsigned b, unsigned fp, uint64_t seed) {
 static uint64_t test_bits(const uint8_t *t, uint64_t bit, unsigned w) {
   uint64_t v = 0;
   unsigned i;
-  for (i = 0; i < w; i++) v |= (uint64_t)((t[(bit + i) / 8] >> ((bit + i) % 8)) & 1) << i;
+  for (i = 0; i < w; i++)
+    v |= (uint64_t)((t[(bit + i) / 8] >> ((bit + i) % 8)) & 1) << i;
   return v;
 }
 
@@ -1258,9 +1279,9 @@ static void test_semisort(void) {
             /* the code field holds the tuple's rank; bucket 0 (bits
             ** 0 .. 4f-5) and the bits after bucket 1 are untouched */
             code = test_bits(t, 4 * aF[i] - 4, 12);
-            nBad += code != (a0 + (a1 + 1) * a1 / 2 +
-                             (a2 + 2) * (a2 + 1) * a2 / 6 +
-                             (a3 + 3) * (a3 + 2) * (a3 + 1) * a3 / 24);
+            nBad +=
+                code != (a0 + (a1 + 1) * a1 / 2 + (a2 + 2) * (a2 + 1) * a2 / 6 +
+                         (a3 + 3) * (a3 + 2) * (a3 + 1) * a3 / 24);
             for (s = 0; s < 4 * aF[i] - 4; s++) {
               nBad += test_bits(t, s, 1) != ((0xa5u >> (s % 8)) & 1);
             }
@@ -1332,7 +1353,8 @@ static void test_semisort(void) {
       CHECK(cf_insert(&fa, key_of_id(&fa, id)) == CF_OK);
       CHECK(cf_insert(&fb, key_of_id(&fb, id)) == CF_OK);
     }
-    for (id = 0; id < 18000; id++) lost += !cf_contains(&fb, key_of_id(&fb, id));
+    for (id = 0; id < 18000; id++)
+      lost += !cf_contains(&fb, key_of_id(&fb, id));
     CHECK(lost == 0);
     CHECK(fa.table_size - fb.table_size == 5000 * 4 / 8);
     free(ba);
@@ -1365,7 +1387,8 @@ static void test_hash_forms(void) {
     uint8_t b[8];
     double d;
     if (i % 5 == 0) v = i; /* small integers too */
-    for (j = 0; j < 8; j++) b[j] = (uint8_t)(v >> (8 * j));
+    for (j = 0; j < 8; j++)
+      b[j] = (uint8_t)(v >> (8 * j));
     nBad += cf_hash_int(seed, (int64_t)v) !=
             XXH3_64bits_withSeed(b, 8, seed ^ kInt);
     /* a non-integral REAL: its IEEE bits, little-endian */
@@ -1373,16 +1396,19 @@ static void test_hash_forms(void) {
     if (d != floor(d)) {
       uint64_t bits;
       memcpy(&bits, &d, 8);
-      for (j = 0; j < 8; j++) b[j] = (uint8_t)(bits >> (8 * j));
+      for (j = 0; j < 8; j++)
+        b[j] = (uint8_t)(bits >> (8 * j));
       nBad += cf_hash_real(seed, d) != XXH3_64bits_withSeed(b, 8, seed ^ kReal);
     }
   }
   CHECKF(nBad == 0, "%llu hashes differ from XXH3", (unsigned long long)nBad);
   for (n = 0; n <= 301; n += (n < 40 ? 1 : 37)) {
     uint64_t seed = rnd(&r);
-    for (j = 0; j < n; j++) aV[j] = (int64_t)rnd(&r);
+    for (j = 0; j < n; j++)
+      aV[j] = (int64_t)rnd(&r);
     cf_hash_int_batch(seed, aV, n, aH);
-    for (j = 0; j < n; j++) nBatchBad += aH[j] != cf_hash_int(seed, aV[j]);
+    for (j = 0; j < n; j++)
+      nBatchBad += aH[j] != cf_hash_int(seed, aV[j]);
   }
   CHECK(nBatchBad == 0);
 }
@@ -1415,8 +1441,8 @@ static uint64_t batch_insert(cf_filter *f, const uint64_t *aHash, uint64_t n,
 ** this machine and the table size allow (the single-item functions are
 ** always scalar), so this also checks those against the scalar code.
 */
-static void batch_vs_single(uint64_t m, unsigned b, unsigned fp,
-                            uint32_t flags, uint64_t seed) {
+static void batch_vs_single(uint64_t m, unsigned b, unsigned fp, uint32_t flags,
+                            uint64_t seed) {
   cf_filter fa, fb;
   uint8_t *ba, *bb, *aFound, *aGot;
   uint64_t *aHash, n, nMax = m * b + 64, i, nA = 0, nB, lost = 0, diff = 0;
@@ -1429,7 +1455,8 @@ static void batch_vs_single(uint64_t m, unsigned b, unsigned fp,
   aHash = xmalloc((size_t)(2 * nMax) * sizeof(uint64_t));
   aFound = xmalloc((size_t)(2 * nMax));
   aGot = xmalloc((size_t)(2 * nMax));
-  for (i = 0; i < 2 * nMax; i++) aHash[i] = hash_of_id(&fa, i);
+  for (i = 0; i < 2 * nMax; i++)
+    aHash[i] = hash_of_id(&fa, i);
 
   /* fill to failure */
   for (nA = 0; nA < nMax; nA++) {
@@ -1459,14 +1486,16 @@ static void batch_vs_single(uint64_t m, unsigned b, unsigned fp,
       nInline += cf_contains_int(&fa, (int64_t)(id * 0x2545f4914f6cdd1dULL)) !=
                  aFound[i];
     }
-    CHECKF(nInline == 0, "inline lookups m=%llu b=%u f=%u flags=%u: %llu differ",
+    CHECKF(nInline == 0,
+           "inline lookups m=%llu b=%u f=%u flags=%u: %llu differ",
            (unsigned long long)m, b, fp, flags, (unsigned long long)nInline);
     nFound = cf_contains_batch(&fb, aQ, (size_t)(2 * n), aGot);
     for (i = 0; i < 2 * n; i++) {
       diff += aGot[i] != aFound[i];
       nSum += aGot[i];
     }
-    for (i = 0; i < n; i++) lost += !aGot[i];
+    for (i = 0; i < n; i++)
+      lost += !aGot[i];
     CHECK(nFound == nSum);
     CHECK(cf_contains_batch(&fb, aQ, (size_t)(2 * n), 0) == nFound);
     free(aQ);
@@ -1503,7 +1532,8 @@ static void batch_vs_single(uint64_t m, unsigned b, unsigned fp,
       nRemB += cf_remove_batch(&fb, aQ + done, k, aGot + done);
       done += k;
     }
-    for (i = 0, diff = 0; i < nQ; i++) diff += aGot[i] != aFound[i];
+    for (i = 0, diff = 0; i < nQ; i++)
+      diff += aGot[i] != aFound[i];
     CHECKF(diff == 0 && nRemA == nRemB && fa.count == fb.count &&
                cf_get_u64(fb.blob + 24) == fb.count &&
                memcmp(ba, bb, fa.blob_size) == 0,
@@ -1520,19 +1550,22 @@ static void batch_vs_single(uint64_t m, unsigned b, unsigned fp,
       uint64_t next = 2 * nMax, round, nBad = 0;
       uint64_t *aLive = xmalloc((size_t)(nMax + 1) * sizeof(uint64_t));
       uint64_t nLive = 0;
-      for (i = 0; i < n; i++) if (aKeep[i]) aLive[nLive++] = aHash[i];
+      for (i = 0; i < n; i++)
+        if (aKeep[i]) aLive[nLive++] = aHash[i];
       for (round = 0; round < 6; round++) {
         uint64_t aIns[150];
         size_t k = (size_t)rnd_below(&r, 150), got, j;
         int rcI;
-        for (j = 0; j < k; j++) aIns[j] = cf_hash_int(seed, (int64_t)next++);
+        for (j = 0; j < k; j++)
+          aIns[j] = cf_hash_int(seed, (int64_t)next++);
         for (j = 0, nA = 0; j < k; j++) {
           if (cf_insert(&fa, cf_key_of(&fa, aIns[j])) != CF_OK) break;
           nA++;
         }
         got = cf_insert_batch(&fb, aIns, k, &rcI);
         nBad += got != nA || memcmp(ba, bb, fa.blob_size) != 0;
-        for (j = 0; j < got && nLive < nMax; j++) aLive[nLive++] = aIns[j];
+        for (j = 0; j < got && nLive < nMax; j++)
+          aLive[nLive++] = aIns[j];
         k = (size_t)rnd_below(&r, nLive / 4 + 1);
         for (j = 0; j < k; j++) { /* remove k random live items */
           uint64_t x = rnd_below(&r, nLive), h = aLive[x];
@@ -1586,57 +1619,59 @@ static void test_ss_crafted(void) {
   static const uint64_t aM[] = {1, 2, 3, 5, 8, 61};
   unsigned fp, im, round, nRound = scale > 1 ? 1 : 3;
   for (round = 0; round < nRound; round++)
-  for (fp = CF_SS_MIN_FP_BITS; fp <= CF_MAX_FP_BITS; fp++)
-  for (im = 0; im < sizeof(aM) / sizeof(aM[0]); im++) {
-    rng r = {977 + round * 1000 + fp * 8 + im};
-    uint64_t m = aM[im], j, bb = 4 * fp - 4, lost = 0, wrong = 0, nOk = 0;
-    uint64_t aId[400], nId = 0, op;
-    cf_filter f, g;
-    uint8_t *buf;
-    const char *zWhy = 0;
-    g_flags = CF_FLAG_SEMISORT;
-    buf = make_filter(&f, m, 4, fp, 5 + fp);
-    g_flags = 0;
-    for (j = 0; j < m; j++) {
-      unsigned s, code;
-      switch (rnd_below(&r, 4)) {
-      case 0: code = 0; break;                                   /* nibbles 0 */
-      case 1: code = 3876 + (unsigned)rnd_below(&r, 220); break; /* past the last */
-      default: code = (unsigned)rnd_below(&r, 4096); break;
-      }
-      set_bits(f.table, j * bb, 12, code);
-      for (s = 0; s < 4; s++) {
-        uint64_t v = rnd_below(&r, 3) == 0 ? 0 : rnd(&r); /* free slots anywhere */
-        set_bits(f.table, j * bb + 12 + s * (fp - 4), fp - 4, v);
-      }
-    }
-    cf_put_u64(buf + 24, cf_count_slots(&f));
-    CHECKF(cf_open(&g, buf, (size_t)cf_blob_size(&f.p), &zWhy) == CF_OK,
-           "f=%u: %s", fp, zWhy ? zWhy : "");
-    for (op = 0; op < 3000; op++) {
-      uint64_t i;
-      if (nId > 0 && (nId == 400 || rnd_below(&r, 3) == 0)) {
-        uint64_t x = rnd_below(&r, nId);
-        if (cf_remove(&g, key_of_id(&g, aId[x])) != CF_OK) wrong++;
-        aId[x] = aId[--nId];
-      } else {
-        uint64_t id = rnd(&r);
-        if (cf_insert(&g, key_of_id(&g, id)) == CF_OK) {
-          aId[nId++] = id;
-          nOk++;
+    for (fp = CF_SS_MIN_FP_BITS; fp <= CF_MAX_FP_BITS; fp++)
+      for (im = 0; im < sizeof(aM) / sizeof(aM[0]); im++) {
+        rng r = {977 + round * 1000 + fp * 8 + im};
+        uint64_t m = aM[im], j, bb = 4 * fp - 4, lost = 0, wrong = 0, nOk = 0;
+        uint64_t aId[400], nId = 0, op;
+        cf_filter f, g;
+        uint8_t *buf;
+        const char *zWhy = 0;
+        g_flags = CF_FLAG_SEMISORT;
+        buf = make_filter(&f, m, 4, fp, 5 + fp);
+        g_flags = 0;
+        for (j = 0; j < m; j++) {
+          unsigned s, code;
+          switch (rnd_below(&r, 4)) {
+          case 0: code = 0; break; /* nibbles 0 */
+          case 1:
+            code = 3876 + (unsigned)rnd_below(&r, 220);
+            break; /* past the last */
+          default: code = (unsigned)rnd_below(&r, 4096); break;
+          }
+          set_bits(f.table, j * bb, 12, code);
+          for (s = 0; s < 4; s++) {
+            uint64_t v =
+                rnd_below(&r, 3) == 0 ? 0 : rnd(&r); /* free slots anywhere */
+            set_bits(f.table, j * bb + 12 + s * (fp - 4), fp - 4, v);
+          }
         }
+        cf_put_u64(buf + 24, cf_count_slots(&f));
+        CHECKF(cf_open(&g, buf, (size_t)cf_blob_size(&f.p), &zWhy) == CF_OK,
+               "f=%u: %s", fp, zWhy ? zWhy : "");
+        for (op = 0; op < 3000; op++) {
+          uint64_t i;
+          if (nId > 0 && (nId == 400 || rnd_below(&r, 3) == 0)) {
+            uint64_t x = rnd_below(&r, nId);
+            if (cf_remove(&g, key_of_id(&g, aId[x])) != CF_OK) wrong++;
+            aId[x] = aId[--nId];
+          } else {
+            uint64_t id = rnd(&r);
+            if (cf_insert(&g, key_of_id(&g, id)) == CF_OK) {
+              aId[nId++] = id;
+              nOk++;
+            }
+          }
+          for (i = 0; i < nId; i++) {
+            if (!cf_contains(&g, key_of_id(&g, aId[i]))) lost++;
+          }
+        }
+        CHECKF(lost == 0 && wrong == 0 && (m < 8 || nOk > 100),
+               "f=%u m=%llu: %llu lost, %llu failed removes, %llu inserts", fp,
+               (unsigned long long)m, (unsigned long long)lost,
+               (unsigned long long)wrong, (unsigned long long)nOk);
+        free(buf);
       }
-      for (i = 0; i < nId; i++) {
-        if (!cf_contains(&g, key_of_id(&g, aId[i]))) lost++;
-      }
-    }
-    CHECKF(lost == 0 && wrong == 0 && (m < 8 || nOk > 100),
-           "f=%u m=%llu: %llu lost, %llu failed removes, %llu inserts", fp,
-           (unsigned long long)m,
-           (unsigned long long)lost, (unsigned long long)wrong,
-           (unsigned long long)nOk);
-    free(buf);
-  }
 }
 
 static void test_batch(void) {

@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** crash_test.c: kill -9 a writer of a cuckoo virtual table at random
 ** points, many times, and check what survives.  SQLite and the extension
 ** are linked statically (-DSQLITE_CORE).
@@ -42,6 +44,7 @@
 */
 #include <sqlite3.h>
 
+#include "testlib.h"
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -52,7 +55,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "testlib.h"
 
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 

@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** fault_test.c: out-of-memory sweep over the SQL layer.
 **
 ** A countdown allocator, installed with sqlite3_config(SQLITE_CONFIG_MALLOC)
@@ -29,11 +31,11 @@
 **      answer after a success.
 ** The last line is "fault_test: N passed, N failed".
 */
+#include "testlib.h"
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "testlib.h"
 
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 

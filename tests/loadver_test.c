@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** loadver_test.c: the extension refuses to load into a SQLite older than
 ** the minimum it needs, with a message that says so.
 **
@@ -17,11 +19,11 @@
 #define SQLITE_CORE 1
 #include <sqlite3ext.h>
 
+#include "testlib.h"
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "testlib.h"
 
 typedef int (*init_fn)(sqlite3 *, char **, const sqlite3_api_routines *);
 

@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** model_test.c: a model-based randomized test of the whole extension,
 ** with SQLite and the extension linked statically (-DSQLITE_CORE).
 **
@@ -145,7 +147,7 @@ static void fail(int prop, const char *zFmt, ...) {
   printf("\n");
   fflush(stdout);
 }
-#define PROP_CHECK(prop, cond, ...)                                                 \
+#define PROP_CHECK(prop, cond, ...)                                            \
   do {                                                                         \
     if (cond)                                                                  \
       aChecked[prop]++;                                                        \
@@ -388,8 +390,8 @@ static void fp_report(const char *zWhat, const fpstat *s, int prop) {
          s->nProbe ? 100.0 * s->sumExpected / (double)s->nProbe : 0.0,
          s->sumTarget > 0 ? (double)s->nPos / s->sumTarget : 0.0);
   PROP_CHECK(prop, (double)s->nPos <= bound,
-        "%s: %llu false positives, more than the bound %.1f", zWhat,
-        (unsigned long long)s->nPos, bound);
+             "%s: %llu false positives, more than the bound %.1f", zWhat,
+             (unsigned long long)s->nPos, bound);
 }
 
 /* ---------------------------------------------------------------------
@@ -452,14 +454,15 @@ static int f_contains_in(fsub *F, const void *p, int n, uint64_t id) {
 
 static void f_expect_found(fsub *F, uint64_t id, const char *zWhen) {
   int r = f_contains_in(F, F->a, F->n, id);
-  PROP_CHECK(P_NO_FALSE_NEG, r == 1, "filter: item %llu (%lld copies) not found %s",
-        (unsigned long long)id, (long long)mset_get(&F->m, id), zWhen);
+  PROP_CHECK(P_NO_FALSE_NEG, r == 1,
+             "filter: item %llu (%lld copies) not found %s",
+             (unsigned long long)id, (long long)mset_get(&F->m, id), zWhen);
 }
 
 static void f_expect_count(fsub *F, const char *zWhen) {
   int64_t c = f_count_of(F, F->a, F->n);
   PROP_CHECK(P_COUNT, c == F->m.nTotal, "cuckoo_count %lld, model %lld %s",
-        (long long)c, (long long)F->m.nTotal, zWhen);
+             (long long)c, (long long)F->m.nTotal, zWhen);
 }
 
 /* A new empty filter of random geometry. */
@@ -537,7 +540,8 @@ static int f_apply(fsub *F, sqlite3_stmt *s, const char *zFunc) {
     const char *zErr = sqlite3_errmsg(F->db);
     r = allowed_refusal(zErr) && strncmp(zErr, zFunc, strlen(zFunc)) == 0 ? 0
                                                                           : -1;
-    PROP_CHECK(P_ERRORS, r == 0, "%s: unexpected error %d: %s", zFunc, rc, zErr);
+    PROP_CHECK(P_ERRORS, r == 0, "%s: unexpected error %d: %s", zFunc, rc,
+               zErr);
     if (r == 0) F->nRefused++;
   }
   done(s);
@@ -582,7 +586,7 @@ static void f_probe(fsub *F) {
   } else {
     int r = f_contains_in(F, F->a, F->n, absent_id());
     PROP_CHECK(P_ERRORS, r >= 0, "cuckoo_contains failed: %s",
-          sqlite3_errmsg(F->db));
+               sqlite3_errmsg(F->db));
     F->fp.nProbe++;
     F->fp.nPos += r == 1;
     F->fp.sumTarget += F->er;
@@ -652,9 +656,9 @@ static void f_merge_with(fsub *F, const uint8_t *g, int n, const mset *gm) {
         want = a > b ? a : b;
         have = cf_copies(&F->cf, k);
         PROP_CHECK(P_MERGE, have == want,
-              "pair of item %llu holds %lld copies after the merge, "
-              "expected max(%u, %u)",
-              (unsigned long long)id, (long long)have, a, b);
+                   "pair of item %llu holds %lld copies after the merge, "
+                   "expected max(%u, %u)",
+                   (unsigned long long)id, (long long)have, a, b);
         mset_add(&budget, cls, have + 1); /* +1: never 0, so it stays */
         s = mset_find(&budget, cls);
       }
@@ -729,12 +733,12 @@ static void f_merge(fsub *F) {
     k = 1 + rnd_below((uint64_t)F->cap / 2 + 1);
     lo = F->base + rnd_below(F->pool);
     s = tl_prep(F->db, bUnion ? RANGE_CTE "SELECT cuckoo_union(f) FROM (SELECT "
-                                       "cuckoo_agg(" ITEM_SQL(
-                                           "i") ", ?3, ?4, ?5) "
-                                                "AS f FROM r GROUP BY i % 3)"
-                           : RANGE_CTE
-                        "SELECT cuckoo_agg(" ITEM_SQL("i") ", ?3, ?4, "
-                                                           "?5) FROM r");
+                                          "cuckoo_agg(" ITEM_SQL(
+                                              "i") ", ?3, ?4, ?5) "
+                                                   "AS f FROM r GROUP BY i % 3)"
+                              : RANGE_CTE
+                           "SELECT cuckoo_agg(" ITEM_SQL("i") ", ?3, ?4, "
+                                                              "?5) FROM r");
     sqlite3_bind_int64(s, 1, (sqlite3_int64)lo);
     sqlite3_bind_int64(s, 2, (sqlite3_int64)k);
     sqlite3_bind_double(s, 3, F->er);
@@ -752,22 +756,23 @@ static void f_merge(fsub *F) {
     /* every item of the range is in the partner; its count is exact for
     ** one aggregate, at most k for a union of shards */
     sc = tl_prep(F->db, RANGE_CTE "SELECT count(*) FROM r WHERE "
-                               "cuckoo_contains(?3, " ITEM_SQL("i") ")");
+                                  "cuckoo_contains(?3, " ITEM_SQL("i") ")");
     sqlite3_bind_int64(sc, 1, (sqlite3_int64)lo);
     sqlite3_bind_int64(sc, 2, (sqlite3_int64)k);
     sqlite3_bind_value(sc, 3, sqlite3_column_value(s, 0));
     nFound = step1(sc) == SQLITE_ROW ? sqlite3_column_int64(sc, 0) : -1;
     sqlite3_finalize(sc);
-    PROP_CHECK(P_AGG, nFound == (int64_t)k, "%s over %llu items finds %lld of them",
-          bUnion ? "cuckoo_union" : "cuckoo_agg", (unsigned long long)k,
-          (long long)nFound);
+    PROP_CHECK(P_AGG, nFound == (int64_t)k,
+               "%s over %llu items finds %lld of them",
+               bUnion ? "cuckoo_union" : "cuckoo_agg", (unsigned long long)k,
+               (long long)nFound);
     c = f_count_of(F, sqlite3_column_blob(s, 0), sqlite3_column_bytes(s, 0));
     {
       int64_t want = bUnion ? f_union_count(F, lo, k, 3) : (int64_t)k;
       PROP_CHECK(P_AGG, c == want,
-            "%s over %llu distinct items has count %lld, expected %lld",
-            bUnion ? "cuckoo_union" : "cuckoo_agg", (unsigned long long)k,
-            (long long)c, (long long)want);
+                 "%s over %llu distinct items has count %lld, expected %lld",
+                 bUnion ? "cuckoo_union" : "cuckoo_agg", (unsigned long long)k,
+                 (long long)c, (long long)want);
     }
     F->nAgg++;
     {
@@ -783,11 +788,11 @@ static void f_merge(fsub *F) {
         sqlite3_bind_blob(F->sMerge, 1, self, nSelf, SQLITE_STATIC);
         sqlite3_bind_blob(F->sMerge, 2, self, nSelf, SQLITE_STATIC);
         PROP_CHECK(P_MERGE,
-              step1(F->sMerge) == SQLITE_ROW &&
-                  sqlite3_column_bytes(F->sMerge, 0) == nSelf &&
-                  memcmp(sqlite3_column_blob(F->sMerge, 0), self,
-                         (size_t)nSelf) == 0,
-              "cuckoo_merge(f, f) differs from f");
+                   step1(F->sMerge) == SQLITE_ROW &&
+                       sqlite3_column_bytes(F->sMerge, 0) == nSelf &&
+                       memcmp(sqlite3_column_blob(F->sMerge, 0), self,
+                              (size_t)nSelf) == 0,
+                   "cuckoo_merge(f, f) differs from f");
         done(F->sMerge);
         free(self);
       }
@@ -832,9 +837,9 @@ static void f_agg(fsub *F) {
   lo = rnd_below((uint64_t)1 << 40);
   /* rows lo + (i mod d) for i < k: d distinct items, some repeated */
   s = tl_prep(F->db, "WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 "
-                  "FROM r WHERE i < ?2 - 1), v(x) AS (SELECT ?1 + i % ?3 "
-                  "FROM r) SELECT cuckoo_agg(" ITEM_SQL("x") ", ?4, ?5, ?6) "
-                                                             "FROM v");
+                     "FROM r WHERE i < ?2 - 1), v(x) AS (SELECT ?1 + i % ?3 "
+                     "FROM r) SELECT cuckoo_agg(" ITEM_SQL("x") ", ?4, ?5, ?6) "
+                                                                "FROM v");
   sqlite3_bind_int64(s, 1, (sqlite3_int64)lo);
   sqlite3_bind_int64(s, 2, (sqlite3_int64)k);
   sqlite3_bind_int64(s, 3, (sqlite3_int64)d);
@@ -843,23 +848,25 @@ static void f_agg(fsub *F) {
   sqlite3_bind_text(s, 6, zOpt, -1, SQLITE_STATIC);
   if (step1(s) != SQLITE_ROW) {
     const char *zErr = sqlite3_errmsg(F->db);
-    PROP_CHECK(P_ERRORS, bFixed && allowed_refusal(zErr), "cuckoo_agg: %s", zErr);
+    PROP_CHECK(P_ERRORS, bFixed && allowed_refusal(zErr), "cuckoo_agg: %s",
+               zErr);
     sqlite3_finalize(s);
     return;
   }
   c = f_count_of(F, sqlite3_column_blob(s, 0), sqlite3_column_bytes(s, 0));
   PROP_CHECK(P_AGG, c == (int64_t)d,
-        "cuckoo_agg over %llu rows of %llu distinct items: count %lld",
-        (unsigned long long)k, (unsigned long long)d, (long long)c);
+             "cuckoo_agg over %llu rows of %llu distinct items: count %lld",
+             (unsigned long long)k, (unsigned long long)d, (long long)c);
   sc = tl_prep(F->db, RANGE_CTE "SELECT count(*) FROM r WHERE "
-                             "cuckoo_contains(?3, " ITEM_SQL("i") ")");
+                                "cuckoo_contains(?3, " ITEM_SQL("i") ")");
   sqlite3_bind_int64(sc, 1, (sqlite3_int64)lo);
   sqlite3_bind_int64(sc, 2, (sqlite3_int64)d);
   sqlite3_bind_value(sc, 3, sqlite3_column_value(s, 0));
   nFound = step1(sc) == SQLITE_ROW ? sqlite3_column_int64(sc, 0) : -1;
   sqlite3_finalize(sc);
-  PROP_CHECK(P_AGG, nFound == (int64_t)d, "cuckoo_agg finds %lld of its %llu items",
-        (long long)nFound, (unsigned long long)d);
+  PROP_CHECK(P_AGG, nFound == (int64_t)d,
+             "cuckoo_agg finds %lld of its %llu items", (long long)nFound,
+             (unsigned long long)d);
   F->nAgg++;
   /* adopt it: the model is the d distinct items */
   f_set(F, sqlite3_column_blob(s, 0), sqlite3_column_bytes(s, 0));
@@ -883,8 +890,8 @@ static void f_window(fsub *F) {
   uint64_t lo = rnd_below((uint64_t)1 << 40);
   sqlite3_stmt *s;
   tl_exec(F->db, "DROP TABLE IF EXISTS temp.w;"
-                     "CREATE TEMP TABLE w(i INTEGER PRIMARY KEY, v);"
-                     "BEGIN");
+                 "CREATE TEMP TABLE w(i INTEGER PRIMARY KEY, v);"
+                 "BEGIN");
   s = tl_prep(F->db, "INSERT INTO temp.w(v) VALUES(?1)");
   for (i = 0; i < nRow; i++) {
     item_bind(s, 1, lo + rnd_below(d), 0);
@@ -904,18 +911,18 @@ static void f_window(fsub *F) {
   /* (two statements: a window function runs whatever a CASE around it
   ** says, so the fixed capacity must not even be in the other one) */
   s = tl_prep(F->db, bCap ? WINDOW_CHECK("cuckoo_agg(v, 0.01, ?1 + 1)")
-                       : WINDOW_CHECK("cuckoo_agg(v)"));
+                          : WINDOW_CHECK("cuckoo_agg(v)"));
   sqlite3_bind_int64(s, 1, frame);
   if (step1(s) == SQLITE_ROW) {
     nBad = sqlite3_column_int64(s, 0);
     PROP_CHECK(P_NO_FALSE_NEG, nBad == 0,
-          "window (frame %lld rows): %lld items of their frame not found",
-          (long long)frame + 1, (long long)nBad);
+               "window (frame %lld rows): %lld items of their frame not found",
+               (long long)frame + 1, (long long)nBad);
     nBad = sqlite3_column_int64(s, 1);
     PROP_CHECK(P_WINDOW, nBad == 0,
-          "window (frame %lld rows): %lld rows whose count is not the "
-          "frame's distinct items",
-          (long long)frame + 1, (long long)nBad);
+               "window (frame %lld rows): %lld rows whose count is not the "
+               "frame's distinct items",
+               (long long)frame + 1, (long long)nBad);
   } else if (bCap && allowed_refusal(sqlite3_errmsg(F->db))) {
     /* A filter with a capacity can refuse an item below its capacity
     ** when it is tiny (docs/reference.md#limits): window frames refill
@@ -996,7 +1003,7 @@ static void v_prepare(vsub *V) {
       tl_prep(V->db, "SELECT count(*) FROM t WHERE item IN (?1, ?2, ?3, ?4)");
   V->sUpd = tl_prep(V->db, "UPDATE t SET item = ?2 WHERE item = ?1");
   V->sBulk = tl_prep(V->db, RANGE_CTE
-                  "INSERT INTO t(item) SELECT " ITEM_SQL("i") " FROM r");
+                     "INSERT INTO t(item) SELECT " ITEM_SQL("i") " FROM r");
   V->sCount =
       tl_prep(V->db, "SELECT json_extract(cuckoo_table_info('t'), '$.count')");
   V->sFpr = tl_prep(
@@ -1119,8 +1126,9 @@ static int v_found(vsub *V, uint64_t id) {
 
 static void v_expect_found(vsub *V, uint64_t id, const char *zWhen) {
   int r = v_found(V, id);
-  PROP_CHECK(P_NO_FALSE_NEG, r == 1, "table: item %llu (%lld copies) not found %s",
-        (unsigned long long)id, (long long)mset_get(&V->m, id), zWhen);
+  PROP_CHECK(P_NO_FALSE_NEG, r == 1,
+             "table: item %llu (%lld copies) not found %s",
+             (unsigned long long)id, (long long)mset_get(&V->m, id), zWhen);
 }
 
 /* Run a write statement; 1 done, 0 documented refusal, -1 other error. */
@@ -1132,7 +1140,7 @@ static int v_write(vsub *V, sqlite3_stmt *s, const char *zWhat) {
     const char *zErr = sqlite3_errmsg(V->db);
     r = allowed_refusal(zErr) && strstr(zErr, "cuckoo table t") ? 0 : -1;
     PROP_CHECK(P_ERRORS, r == 0, "%s: unexpected error %d: %s", zWhat,
-          sqlite3_extended_errcode(V->db), zErr);
+               sqlite3_extended_errcode(V->db), zErr);
     if (r == 0) {
       V->nRefused++;
       V->nRefusedHere++;
@@ -1175,9 +1183,9 @@ static void v_insert_ignore(vsub *V) {
   if (r != 1 || before < 0) return;
   n = sqlite3_changes(V->db);
   PROP_CHECK(P_VTAB_MIRROR, n == !before,
-        "INSERT OR IGNORE of item %llu: changes() %d, but a lookup just "
-        "before %s it",
-        (unsigned long long)id, n, before ? "found" : "did not find");
+             "INSERT OR IGNORE of item %llu: changes() %d, but a lookup just "
+             "before %s it",
+             (unsigned long long)id, n, before ? "found" : "did not find");
   if (n == 1) v_change(V, id, 1);
   v_expect_found(V, id, "after INSERT OR IGNORE");
 }
@@ -1192,7 +1200,7 @@ static void v_delete(vsub *V) {
   if (r != 1) return;
   n = sqlite3_changes(V->db);
   PROP_CHECK(P_VTAB_MIRROR, n == 1, "DELETE of present item %llu: changes() %d",
-        (unsigned long long)id, n);
+             (unsigned long long)id, n);
   v_change(V, id, -1);
   if (mset_get(&V->m, id) > 0) {
     v_expect_found(V, id, "after DELETE of one copy");
@@ -1246,8 +1254,8 @@ static void v_lookup_in(vsub *V) {
     got = sqlite3_column_int64(V->sLookIn, 0);
   done(V->sLookIn);
   PROP_CHECK(P_NO_FALSE_NEG, got == nDistinct,
-        "IN lookup of %d present items returned %lld rows", nDistinct,
-        (long long)got);
+             "IN lookup of %d present items returned %lld rows", nDistinct,
+             (long long)got);
 }
 
 static void v_probe(vsub *V) {
@@ -1275,8 +1283,9 @@ static void v_sweep(vsub *V) {
   for (i = 0; i < V->m.nList; i++)
     v_expect_found(V, V->m.aList[i], "(sweep)");
   c = v_table_count(V);
-  PROP_CHECK(P_COUNT, c >= V->m.nTotal, "table count %lld below the model's %lld",
-        (long long)c, (long long)V->m.nTotal);
+  PROP_CHECK(P_COUNT, c >= V->m.nTotal,
+             "table count %lld below the model's %lld", (long long)c,
+             (long long)V->m.nTotal);
   V->nSweep++;
   V->nSinceSweep = 0;
 }
@@ -1287,7 +1296,7 @@ static void v_check(vsub *V) {
   if (sqlite3_step(s) == SQLITE_ROW)
     z = (const char *)sqlite3_column_text(s, 0);
   PROP_CHECK(P_CHECK, z && strcmp(z, "ok") == 0, "cuckoo_check: %s",
-        z ? z : sqlite3_errmsg(V->db));
+             z ? z : sqlite3_errmsg(V->db));
   sqlite3_finalize(s);
   V->nCheck++;
 }
@@ -1308,8 +1317,8 @@ static void v_undo_to(vsub *V, uint64_t pos) {
     if (mset_get(&V->m, aBack[i]) == 0) continue; /* added in it, too */
     r = v_found(V, aBack[i]);
     PROP_CHECK(P_ROLLBACK, r == 1,
-          "item %llu deleted in the undone part is not back",
-          (unsigned long long)aBack[i]);
+               "item %llu deleted in the undone part is not back",
+               (unsigned long long)aBack[i]);
   }
 }
 
@@ -1358,9 +1367,9 @@ static void v_db2(vsub *V) {
     uint64_t id = mset_random(&V->m);
     item_bind(s, 1, id, 0);
     PROP_CHECK(P_NO_FALSE_NEG,
-          step1(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 1,
-          "second connection: item %llu not found (%s)", (unsigned long long)id,
-          sqlite3_errmsg(db2));
+               step1(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 1,
+               "second connection: item %llu not found (%s)",
+               (unsigned long long)id, sqlite3_errmsg(db2));
     done(s);
   }
   sqlite3_finalize(s);
@@ -1379,7 +1388,7 @@ static void v_export(vsub *V) {
            (unsigned long long)V->seed);
   tl_exec(V->db, zSql);
   s = tl_prep(V->db, "INSERT INTO u(filter) SELECT cuckoo_export('main', 't', "
-                  "level) FROM t_levels ORDER BY level");
+                     "level) FROM t_levels ORDER BY level");
   if (sqlite3_step(s) != SQLITE_DONE) {
     fail(P_ERRORS, "export/import: %s", sqlite3_errmsg(V->db));
   }
@@ -1388,9 +1397,9 @@ static void v_export(vsub *V) {
   for (i = 0; i < V->m.nList; i++) {
     item_bind(s, 1, V->m.aList[i], 0);
     PROP_CHECK(P_NO_FALSE_NEG,
-          step1(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 1,
-          "imported copy: item %llu not found",
-          (unsigned long long)V->m.aList[i]);
+               step1(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 1,
+               "imported copy: item %llu not found",
+               (unsigned long long)V->m.aList[i]);
     done(s);
   }
   sqlite3_finalize(s);

@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** testlib.h: what every C test and benchmark of tests/ shares, so that
 ** they check, count and report one way (SQLite's Tcl tests share
 ** tester.tcl the same way).

@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** cuckoo_node.c: a dqlite node with the cuckoo extension built in.
 **
 **   cuckoo-node --id N --address HOST:PORT --dir DIR [--join HOST:PORT,...]

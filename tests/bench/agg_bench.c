@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** agg_bench.c: building filters with cuckoo_agg versus the natural
 ** alternatives, measured in the same run on the same table.
 **

@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** core_bench.c: the first benchmark of cuckoo: the core filter and the
 ** scalar functions, printed as four tables.
 **

@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** occupancy_bench.c: where the cost of the core filter (ext/cuckoo_filter.c)
 ** grows as a filter fills, the paper's insert-throughput and
 ** lookup-throughput plots redrawn from our own runs.

@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** speed_bench.c: speed and space of the core filter (ext/cuckoo_filter.c),
 ** plain and semi-sorted, next to the paper authors' C++ implementation
 ** (a reference table measured on a machine of this kind).
@@ -27,7 +29,8 @@
 **    Operations go through the batched API (cf_hash_int_batch, then
 **    cf_insert_batch / cf_contains_batch / cf_remove_batch on chunks of
 **    CHUNK items); the "1-by-1" column is the single-item path the SQL
-**    functions take (the inline cf_contains_int per item) on the 50% mix.  bits/item is the bucket array's bits over the items stored;
+**    functions take (the inline cf_contains_int per item) on the 50% mix.
+*bits/item is the bucket array's bits over the items stored;
 **    FPR is measured on the 0%-positive lookups.  Filters up to 6 MB are
 **    timed 5 times and the best of the 5 is shown (the machine is shared:
 **    the best repetition is the one least disturbed), larger ones once.
@@ -78,7 +81,8 @@ static void fail(const char *zMsg, unsigned long long a) {
 static double best(const double *a, int n) {
   double x = a[0];
   int i;
-  for (i = 1; i < n; i++) x = a[i] > x ? a[i] : x;
+  for (i = 1; i < n; i++)
+    x = a[i] > x ? a[i] : x;
   return x;
 }
 

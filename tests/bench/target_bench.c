@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** target_bench.c: the product's fast paths against their natural
 ** alternatives, each pair measured in this one run, as one table with the
 ** target of each ratio.  Run from the repository root by `make bench`

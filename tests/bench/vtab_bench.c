@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** vtab_bench.c: the cuckoo virtual table against the natural alternative,
 ** an indexed table CREATE TABLE s(item PRIMARY KEY) WITHOUT ROWID, in one
 ** run.  Run from the repository root by `make bench`

@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** blob_tool.c: filter BLOBs that travel between CPUs (make cross).  The
 ** BLOB format is the same bytes on every machine; this tool makes that a
 ** tested fact between x86-64, s390x (big endian) and aarch64.

@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** blob_fuzz.c: libFuzzer target for filter BLOBs through every scalar
 ** function that takes a filter.
 **

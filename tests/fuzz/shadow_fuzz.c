@@ -1,4 +1,6 @@
 /*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
 ** shadow_fuzz.c: libFuzzer target for damaged shadow tables of the
 ** cuckoo virtual table.
 **
