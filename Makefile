@@ -33,8 +33,10 @@ ATESTS  := $(patsubst tests/%.c,build/asan/%,$(wildcard tests/*_test.c))
 CTESTS  += build/core_nosimd_test
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer
-PKGS    := gcc make tcl libsqlite3-dev libsqlite3-tcl libxxhash-dev sqlite3 \
-           clang libclang-rt-14-dev python3
+# Building (make, make demo, make static, make install) needs only
+# BUILD_PKGS; the test targets install the rest.
+BUILD_PKGS := gcc make libsqlite3-dev libxxhash-dev sqlite3
+PKGS    := $(BUILD_PKGS) tcl libsqlite3-tcl clang libclang-rt-14-dev python3
 # The long runs (make test-long)
 MODEL_OPS   ?= 100000000
 MODEL_JOBS  ?= 2
@@ -42,16 +44,20 @@ MODEL_SEED  ?= 1
 CRASH_KILLS ?= 400
 CRASH_SEED  ?= 1
 
-.PHONY: all deps test check asan demo bench figure static clean fuzz test-fuzz \
+.PHONY: all deps build-deps test check asan demo bench figure static clean fuzz test-fuzz \
         test-long
 
 all: cuckoo.so
 
 cuckoo.so: $(EXTSRC) $(EXTHDR)
-	$(CC) $(CFLAGS) $(WARN) -fPIC -shared -o $@ $(EXTSRC) -lm
+	@CC="$(CC)" sh dist/check-headers.sh
+	$(CC) $(CFLAGS) $(WARN) -fPIC -shared -fvisibility=hidden -o $@ $(EXTSRC) -lm
 
 deps:
 	@sh tests/deps.sh $(PKGS)
+
+build-deps:
+	@sh tests/deps.sh $(BUILD_PKGS)
 
 build/%_test: tests/%_test.c $(EXTSRC) $(EXTHDR)
 	@mkdir -p build
@@ -89,7 +95,7 @@ build/asan/loadver_test: tests/loadver_test.c
 
 build/asan/cuckoo.so: $(EXTSRC) $(EXTHDR)
 	@mkdir -p build/asan
-	$(CC) -O1 -g $(SANFLAGS) $(WARN) -fPIC -shared -o $@ $(EXTSRC) -lm
+	$(CC) -O1 -g $(SANFLAGS) $(WARN) -fPIC -shared -fvisibility=hidden -o $@ $(EXTSRC) -lm
 
 # The parts of `make test`, in order; the fragments in mk/ append theirs.
 TEST_PARTS := "$(MAKE) --no-print-directory check" \
@@ -124,7 +130,7 @@ asan: deps build/asan/cuckoo.so $(ATESTS)
 	ASAN_OPTIONS=detect_leaks=1 tclsh tests/run.tcl --sanitized --only-c \
 	  --ext ./build/asan/cuckoo.so $(ATESTS)
 
-demo: deps cuckoo.so
+demo: build-deps cuckoo.so
 	sqlite3 :memory: < sql/demo.sql
 
 bench: deps cuckoo.so
@@ -142,12 +148,21 @@ fuzz: deps
 test-fuzz: deps
 	$(MAKE) -C tests/fuzz short
 
-static: $(EXTSRC) $(EXTHDR)
-	@mkdir -p build/static
-	cd build/static && $(CC) $(CFLAGS) $(WARN) -DSQLITE_CORE -c \
-	  $(addprefix ../../,$(EXTSRC))
-	ar rcs libcuckoo.a build/static/*.o
+# libcuckoo.a holds one object: the extension's files linked together
+# (ld -r) with every hidden symbol made local, so that only
+# sqlite3_cuckoo_init is left for a program's link to see and no internal
+# name (cf_*, cksql_*, ckst_*) can clash with the program's own.
+static: libcuckoo.a
+
+libcuckoo.a: $(EXTSRC) $(EXTHDR)
+	@CC="$(CC)" sh dist/check-headers.sh
+	@rm -rf build/static && mkdir -p build/static
+	cd build/static && $(CC) $(CFLAGS) $(WARN) -fvisibility=hidden \
+	  -DSQLITE_CORE -c $(addprefix ../../,$(EXTSRC))
+	$(LD) -r -o build/static/libcuckoo.o $(addprefix build/static/,$(notdir $(EXTSRC:.c=.o)))
+	objcopy --localize-hidden build/static/libcuckoo.o
+	rm -f $@ && ar rcs $@ build/static/libcuckoo.o
 
 clean:
-	rm -rf build cuckoo.so libcuckoo.a
+	rm -rf build cuckoo.so libcuckoo.a cuckoo-*.tar.gz
 	[ ! -f tests/bench/Makefile ] || $(MAKE) -C tests/bench clean

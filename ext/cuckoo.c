@@ -23,8 +23,8 @@
 */
 #include "cuckoo_sql.h"
 
-#ifndef SQLITE_CORE
-SQLITE_EXTENSION_INIT1
+#if !defined(SQLITE_CORE) && !defined(CUCKOO_AMALGAMATION)
+const sqlite3_api_routines *sqlite3_api = 0; /* declared in cuckoo_sql.h */
 #endif
 
 #define CUCKOO_MIN_SQLITE 3031001
@@ -33,8 +33,8 @@ SQLITE_EXTENSION_INIT1
 #ifdef _WIN32
 __declspec(dllexport)
 #endif
-    int sqlite3_cuckoo_init(sqlite3 *db, char **pzErrMsg,
-                            const sqlite3_api_routines *pApi) {
+    CUCKOO_API int sqlite3_cuckoo_init(sqlite3 *db, char **pzErrMsg,
+                                       const sqlite3_api_routines *pApi) {
   int rc = SQLITE_OK;
 #ifndef SQLITE_CORE
   SQLITE_EXTENSION_INIT2(pApi);

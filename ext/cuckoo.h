@@ -3,8 +3,6 @@
 **
 ** cuckoo.h: the public interface of the cuckoo SQLite extension.
 **
-** Copyright (c) 2026 the cuckoo authors.  MIT License (see LICENSE).
-**
 ** A program that links the extension statically (libcuckoo.a, built with
 ** -DSQLITE_CORE) registers it on every connection it opens with
 **
@@ -26,14 +24,24 @@
 extern "C" {
 #endif
 
+/* The entry point keeps default visibility in a build with
+** -fvisibility=hidden: it is the one symbol cuckoo.so exports. */
+#ifndef CUCKOO_API
+#if defined(__GNUC__) || defined(__clang__)
+#define CUCKOO_API __attribute__((visibility("default")))
+#else
+#define CUCKOO_API
+#endif
+#endif
+
 struct sqlite3;
 struct sqlite3_api_routines;
 
 /* The entry point: registers every function, aggregate and the cuckoo
 ** virtual table module on db.  Returns SQLITE_OK, or an error code with
 ** *pzErrMsg (when pzErrMsg is not NULL) an sqlite3_malloc()ed message. */
-int sqlite3_cuckoo_init(struct sqlite3 *db, char **pzErrMsg,
-                        const struct sqlite3_api_routines *pApi);
+CUCKOO_API int sqlite3_cuckoo_init(struct sqlite3 *db, char **pzErrMsg,
+                                   const struct sqlite3_api_routines *pApi);
 
 #ifdef __cplusplus
 }

@@ -57,6 +57,22 @@
 #include <stdint.h>
 #include <string.h>
 
+/*
+** Linkage of every function the extension's files share (the core's cf_*,
+** the SQL layer's cksql_*, the store's ckst_*): hidden, so that a shared
+** build exports only sqlite3_cuckoo_init, whatever the compiler flags; the
+** amalgamation (make dist) defines it as "static" first, so the names do
+** not leak into a program that compiles cuckoo.c in (docs/install.md).
+*/
+#if defined(__GNUC__) || defined(__clang__)
+#define CUCKOO_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define CUCKOO_HIDDEN
+#endif
+#ifndef CUCKOO_PRIVATE
+#define CUCKOO_PRIVATE CUCKOO_HIDDEN
+#endif
+
 #define CF_MAGIC "CKOO"
 #define CF_VERSION 1
 #define CF_HEADER_SIZE 40
@@ -151,21 +167,22 @@ typedef struct cf_key {
 ** fewest that reach that load in large tables.  Returns CF_OK or
 ** CF_RANGE.
 */
-unsigned cf_fp_bits_for(double error_rate, unsigned bucket_size);
+CUCKOO_PRIVATE unsigned cf_fp_bits_for(double error_rate, unsigned bucket_size);
 /* The fewest fingerprint bits cf_params_for() gives: 7 for b = 2, else 5. */
-unsigned cf_min_fp_bits(unsigned bucket_size);
-uint64_t cf_buckets_for(uint64_t capacity, unsigned bucket_size,
-                        unsigned fp_bits);
-int cf_params_for(cf_params *p, uint64_t capacity, double error_rate,
-                  unsigned bucket_size, uint64_t seed);
+CUCKOO_PRIVATE unsigned cf_min_fp_bits(unsigned bucket_size);
+CUCKOO_PRIVATE uint64_t cf_buckets_for(uint64_t capacity, unsigned bucket_size,
+                                       unsigned fp_bits);
+CUCKOO_PRIVATE int cf_params_for(cf_params *p, uint64_t capacity,
+                                 double error_rate, unsigned bucket_size,
+                                 uint64_t seed);
 /* Checks a parameter set; returns CF_OK or CF_RANGE. */
-int cf_params_check(const cf_params *p);
+CUCKOO_PRIVATE int cf_params_check(const cf_params *p);
 
 /* Bits of one encoded bucket, bytes of the bucket array and of the whole
 ** BLOB for these parameters. */
-unsigned cf_bucket_bits(const cf_params *p);
-uint64_t cf_table_size(const cf_params *p);
-uint64_t cf_blob_size(const cf_params *p);
+CUCKOO_PRIVATE unsigned cf_bucket_bits(const cf_params *p);
+CUCKOO_PRIVATE uint64_t cf_table_size(const cf_params *p);
+CUCKOO_PRIVATE uint64_t cf_blob_size(const cf_params *p);
 
 /*
 ** cf_init() writes an empty filter into buf (cf_blob_size(p) bytes) and
@@ -174,11 +191,12 @@ uint64_t cf_blob_size(const cf_params *p);
 ** cf_open() returns CF_OK or CF_CORRUPT and, on CF_CORRUPT, a static
 ** message saying which field is wrong in *pzWhy (if pzWhy is not NULL).
 */
-int cf_init(cf_filter *f, const cf_params *p, void *buf);
-int cf_open(cf_filter *f, const void *buf, size_t n, const char **pzWhy);
+CUCKOO_PRIVATE int cf_init(cf_filter *f, const cf_params *p, void *buf);
+CUCKOO_PRIVATE int cf_open(cf_filter *f, const void *buf, size_t n,
+                           const char **pzWhy);
 
 /* Retarget a filter view at a copy of its buffer (same size). */
-void cf_rebase(cf_filter *f, void *buf);
+CUCKOO_PRIVATE void cf_rebase(cf_filter *f, void *buf);
 
 /*
 ** Hashing items.  Each SQL value kind hashes into its own space (the kind
@@ -187,24 +205,25 @@ void cf_rebase(cf_filter *f, void *buf);
 ** integer (including -0.0) to that integer's hash, so 42 and 42.0 are one
 ** item.
 */
-uint64_t cf_hash_int(uint64_t seed, int64_t v);
-uint64_t cf_hash_real(uint64_t seed, double v);
-uint64_t cf_hash_text(uint64_t seed, const void *z, size_t n);
-uint64_t cf_hash_blob(uint64_t seed, const void *z, size_t n);
+CUCKOO_PRIVATE uint64_t cf_hash_int(uint64_t seed, int64_t v);
+CUCKOO_PRIVATE uint64_t cf_hash_real(uint64_t seed, double v);
+CUCKOO_PRIVATE uint64_t cf_hash_text(uint64_t seed, const void *z, size_t n);
+CUCKOO_PRIVATE uint64_t cf_hash_blob(uint64_t seed, const void *z, size_t n);
 
 /* Split a 64-bit item hash into bucket and fingerprint for filter f. */
-cf_key cf_key_of(const cf_filter *f, uint64_t hash);
+CUCKOO_PRIVATE cf_key cf_key_of(const cf_filter *f, uint64_t hash);
 /* Same, from parameters alone (for callers that store buckets elsewhere). */
-cf_key cf_key_from(const cf_params *p, uint64_t hash);
+CUCKOO_PRIVATE cf_key cf_key_from(const cf_params *p, uint64_t hash);
 /* The other candidate bucket of fingerprint fp stored in bucket i. */
-uint32_t cf_alt_bucket(uint64_t nbuckets, uint32_t i, uint32_t fp);
+CUCKOO_PRIVATE uint32_t cf_alt_bucket(uint64_t nbuckets, uint32_t i,
+                                      uint32_t fp);
 
 /* Operations on one item.  cf_insert: CF_OK, CF_FULL or CF_TOO_MANY, and
 ** on failure the filter is unchanged.  cf_remove: CF_OK, CF_NOTFOUND or
 ** CF_CORRUPT (a fingerprint found while the header count is 0). */
-int cf_insert(cf_filter *f, cf_key k);
-int cf_contains(const cf_filter *f, cf_key k);
-int cf_remove(cf_filter *f, cf_key k);
+CUCKOO_PRIVATE int cf_insert(cf_filter *f, cf_key k);
+CUCKOO_PRIVATE int cf_contains(const cf_filter *f, cf_key k);
+CUCKOO_PRIVATE int cf_remove(cf_filter *f, cf_key k);
 
 /*
 ** Batched operations on n item hashes (as from cf_hash_*): the same
@@ -222,17 +241,19 @@ int cf_remove(cf_filter *f, cf_key k);
 ** cf_remove_batch: removes one copy of each item; aRemoved[i] = 1 if a copy
 ** was removed (aRemoved may be NULL); returns the number removed.
 */
-size_t cf_contains_batch(const cf_filter *f, const uint64_t *aHash, size_t n,
-                         uint8_t *aFound);
-size_t cf_insert_batch(cf_filter *f, const uint64_t *aHash, size_t n, int *pRc);
-size_t cf_remove_batch(cf_filter *f, const uint64_t *aHash, size_t n,
-                       uint8_t *aRemoved);
+CUCKOO_PRIVATE size_t cf_contains_batch(const cf_filter *f,
+                                        const uint64_t *aHash, size_t n,
+                                        uint8_t *aFound);
+CUCKOO_PRIVATE size_t cf_insert_batch(cf_filter *f, const uint64_t *aHash,
+                                      size_t n, int *pRc);
+CUCKOO_PRIVATE size_t cf_remove_batch(cf_filter *f, const uint64_t *aHash,
+                                      size_t n, uint8_t *aRemoved);
 /* aHash[i] = cf_hash_int(seed, aV[i]) for i < n. */
-void cf_hash_int_batch(uint64_t seed, const int64_t *aV, size_t n,
-                       uint64_t *aHash);
+CUCKOO_PRIVATE void cf_hash_int_batch(uint64_t seed, const int64_t *aV,
+                                      size_t n, uint64_t *aHash);
 
 /* Copies of fingerprint k.fp in k's candidate buckets (0 .. 2b). */
-unsigned cf_copies(const cf_filter *f, cf_key k);
+CUCKOO_PRIVATE unsigned cf_copies(const cf_filter *f, cf_key k);
 
 /*
 ** Union of src into dst as multisets of stored fingerprints: where src
@@ -243,9 +264,9 @@ unsigned cf_copies(const cf_filter *f, cf_key k);
 ** On CF_FULL or CF_TOO_MANY dst holds a partial merge: callers merge
 ** into a scratch copy and discard it on failure.
 */
-int cf_merge(cf_filter *dst, const cf_filter *src);
+CUCKOO_PRIVATE int cf_merge(cf_filter *dst, const cf_filter *src);
 /* Non-empty slots counted by scanning the table (for integrity checks). */
-uint64_t cf_count_slots(const cf_filter *f);
+CUCKOO_PRIVATE uint64_t cf_count_slots(const cf_filter *f);
 
 /*
 ** Decoded buckets.  cf_bucket_get() fills fps[0..b-1] with bucket i's
@@ -257,11 +278,12 @@ uint64_t cf_count_slots(const cf_filter *f);
 ** blocks; size is the region's length in bytes, and bucket j must lie
 ** inside it.
 */
-void cf_bucket_get(const cf_filter *f, uint32_t i, uint32_t *fps);
-void cf_region_get(const cf_params *p, const uint8_t *t, size_t size,
-                   uint64_t j, uint32_t *fps);
-void cf_region_set(const cf_params *p, uint8_t *t, size_t size, uint64_t j,
-                   const uint32_t *fps);
+CUCKOO_PRIVATE void cf_bucket_get(const cf_filter *f, uint32_t i,
+                                  uint32_t *fps);
+CUCKOO_PRIVATE void cf_region_get(const cf_params *p, const uint8_t *t,
+                                  size_t size, uint64_t j, uint32_t *fps);
+CUCKOO_PRIVATE void cf_region_set(const cf_params *p, uint8_t *t, size_t size,
+                                  uint64_t j, const uint32_t *fps);
 
 /*
 ** Callback stores: the same algorithms over buckets kept elsewhere (the
@@ -280,10 +302,12 @@ typedef struct cf_store {
   int (*read)(void *ctx, uint32_t bucket, uint32_t *fps);
   int (*write)(void *ctx, uint32_t bucket, const uint32_t *fps);
 } cf_store;
-int cf_store_insert(const cf_params *p, const cf_store *st, cf_key k);
-int cf_store_contains(const cf_params *p, const cf_store *st, cf_key k,
-                      int *pFound);
-int cf_store_remove(const cf_params *p, const cf_store *st, cf_key k);
+CUCKOO_PRIVATE int cf_store_insert(const cf_params *p, const cf_store *st,
+                                   cf_key k);
+CUCKOO_PRIVATE int cf_store_contains(const cf_params *p, const cf_store *st,
+                                     cf_key k, int *pFound);
+CUCKOO_PRIVATE int cf_store_remove(const cf_params *p, const cf_store *st,
+                                   cf_key k);
 
 /*
 ** Block views: the in-memory bucket operations (word-level where the
@@ -300,23 +324,24 @@ int cf_store_remove(const cf_params *p, const cf_store *st, cf_key k);
 ** returns 0 if none does; cf_view_free() says whether bucket j has a
 ** free slot.  cf_view_init() returns CF_OK or CF_RANGE.
 */
-int cf_view_init(cf_filter *f, const cf_params *p, uint32_t nbuckets);
-int cf_view_has(const cf_filter *f, uint32_t j, uint32_t fp);
-int cf_view_free(const cf_filter *f, uint32_t j);
-int cf_view_put(cf_filter *f, uint32_t j, uint32_t fp);
-int cf_view_del(cf_filter *f, uint32_t j, uint32_t fp);
+CUCKOO_PRIVATE int cf_view_init(cf_filter *f, const cf_params *p,
+                                uint32_t nbuckets);
+CUCKOO_PRIVATE int cf_view_has(const cf_filter *f, uint32_t j, uint32_t fp);
+CUCKOO_PRIVATE int cf_view_free(const cf_filter *f, uint32_t j);
+CUCKOO_PRIVATE int cf_view_put(cf_filter *f, uint32_t j, uint32_t fp);
+CUCKOO_PRIVATE int cf_view_del(cf_filter *f, uint32_t j, uint32_t fp);
 
 /* Expected false-positive rate of a lookup at the current load. */
-double cf_expected_fpr(const cf_filter *f);
+CUCKOO_PRIVATE double cf_expected_fpr(const cf_filter *f);
 
 /* Little-endian helpers shared with the SQL layer. */
-uint64_t cf_get_u64(const uint8_t *p);
-void cf_put_u64(uint8_t *p, uint64_t v);
+CUCKOO_PRIVATE uint64_t cf_get_u64(const uint8_t *p);
+CUCKOO_PRIVATE void cf_put_u64(uint8_t *p, uint64_t v);
 
 /* The load factor cf_buckets_for() plans for large filters of this bucket
 ** size and fingerprint width (before its small-table margin).  The
 ** aggregates start their exact sizing from it. */
-double cf_load_target(unsigned bucket_size, unsigned fp_bits);
+CUCKOO_PRIVATE double cf_load_target(unsigned bucket_size, unsigned fp_bits);
 
 /*
 ** The single-item lookup, inline.  cf_contains_hash(f, hash) is

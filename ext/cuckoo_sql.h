@@ -14,20 +14,28 @@
 #define CUCKOO_SQL_H
 
 #include <sqlite3ext.h>
-#ifndef SQLITE_CORE
-SQLITE_EXTENSION_INIT3
-#endif
 
 #include "cuckoo.h"
 #include "cuckoo_filter.h"
+
+/* The loadable-extension API pointer (what SQLITE_EXTENSION_INIT1 and
+** INIT3 would declare), hidden like the rest, and file-local in the
+** amalgamation. */
+#ifndef SQLITE_CORE
+#ifdef CUCKOO_AMALGAMATION
+static const sqlite3_api_routines *sqlite3_api = 0;
+#else
+CUCKOO_HIDDEN extern const sqlite3_api_routines *sqlite3_api;
+#endif
+#endif
 
 /* Default seed of every filter (deterministic; override with seed=N). */
 #define CUCKOO_DEFAULT_SEED 0
 
 /* Registration, called in order by sqlite3_cuckoo_init(). */
-int cuckoo_register_functions(sqlite3 *db);
-int cuckoo_register_aggregates(sqlite3 *db);
-int cuckoo_register_vtab(sqlite3 *db);
+CUCKOO_PRIVATE int cuckoo_register_functions(sqlite3 *db);
+CUCKOO_PRIVATE int cuckoo_register_aggregates(sqlite3 *db);
+CUCKOO_PRIVATE int cuckoo_register_vtab(sqlite3 *db);
 
 /*
 ** Hash an SQL value into an item (docs/format.md#item-identity: INTEGER
@@ -35,7 +43,8 @@ int cuckoo_register_vtab(sqlite3 *db);
 ** SQLITE_OK with *pHash set, SQLITE_DONE for NULL (no hash), or
 ** SQLITE_NOMEM if converting TEXT to UTF-8 failed.
 */
-int cksql_hash_value(sqlite3_value *v, uint64_t seed, uint64_t *pHash);
+CUCKOO_PRIVATE int cksql_hash_value(sqlite3_value *v, uint64_t seed,
+                                    uint64_t *pHash);
 
 /*
 ** Validate argument iArg (0-based) of function zFunc as a filter BLOB and
@@ -43,8 +52,8 @@ int cksql_hash_value(sqlite3_value *v, uint64_t seed, uint64_t *pHash);
 ** the value is NULL (nothing reported), or SQLITE_ERROR after reporting
 ** "zFunc: argument N is not a valid cuckoo filter: <why>" on ctx.
 */
-int cksql_open_arg(sqlite3_context *ctx, const char *zFunc, int iArg,
-                   sqlite3_value *v, cf_filter *f);
+CUCKOO_PRIVATE int cksql_open_arg(sqlite3_context *ctx, const char *zFunc,
+                                  int iArg, sqlite3_value *v, cf_filter *f);
 
 /*
 ** Filter creation options shared by cuckoo_new(), cuckoo_agg() and the
@@ -65,18 +74,19 @@ typedef struct cksql_options {
 #define CKSQL_VALID_OPTIONS                                                    \
   "bucket_size=2|4|8, seed=<integer>, variant=plain|semisort (or just "        \
   "semisort)"
-void cksql_options_default(cksql_options *o);
-int cksql_parse_options(const char *zWho, const char *zOpts, cksql_options *o,
-                        char **pzErr);
+CUCKOO_PRIVATE void cksql_options_default(cksql_options *o);
+CUCKOO_PRIVATE int cksql_parse_options(const char *zWho, const char *zOpts,
+                                       cksql_options *o, char **pzErr);
 
 /*
 ** Fill *p for capacity/error_rate/options, checking ranges and
 ** SQLITE_LIMIT_LENGTH of db.  On error returns SQLITE_ERROR or
 ** SQLITE_TOOBIG with *pzErr an sqlite3_mprintf() message naming zWho.
 */
-int cksql_params(sqlite3 *db, const char *zWho, sqlite3_int64 capacity,
-                 double error_rate, const cksql_options *o, cf_params *p,
-                 char **pzErr);
+CUCKOO_PRIVATE int cksql_params(sqlite3 *db, const char *zWho,
+                                sqlite3_int64 capacity, double error_rate,
+                                const cksql_options *o, cf_params *p,
+                                char **pzErr);
 
 /*
 ** Errors of the SQL layer, said once.
@@ -103,16 +113,20 @@ int cksql_params(sqlite3 *db, const char *zWho, sqlite3_int64 capacity,
 ** f as an SQL error naming zFunc; for CF_FULL, nStored is what the
 ** caller's filter holds and zWhat names what did not fit.
 */
-void cksql_result_error(sqlite3_context *ctx, int rc, char *zMsg);
-void cksql_result_bad_arg(sqlite3_context *ctx, const char *zFunc,
-                          const char *zMust, sqlite3_value *v);
-char *cksql_full_message(const char *zWho, uint64_t nStored, uint64_t nCapacity,
-                         const char *zWhat, const char *zRest);
-char *cksql_too_many_message(const char *zWho, unsigned nMax);
-char *cksql_geometry(const cf_params *p);
-void cksql_result_cf_error(sqlite3_context *ctx, const char *zFunc, int rc,
-                           const cf_filter *f, uint64_t nStored,
-                           const char *zWhat);
+CUCKOO_PRIVATE void cksql_result_error(sqlite3_context *ctx, int rc,
+                                       char *zMsg);
+CUCKOO_PRIVATE void cksql_result_bad_arg(sqlite3_context *ctx,
+                                         const char *zFunc, const char *zMust,
+                                         sqlite3_value *v);
+CUCKOO_PRIVATE char *cksql_full_message(const char *zWho, uint64_t nStored,
+                                        uint64_t nCapacity, const char *zWhat,
+                                        const char *zRest);
+CUCKOO_PRIVATE char *cksql_too_many_message(const char *zWho, unsigned nMax);
+CUCKOO_PRIVATE char *cksql_geometry(const cf_params *p);
+CUCKOO_PRIVATE void cksql_result_cf_error(sqlite3_context *ctx,
+                                          const char *zFunc, int rc,
+                                          const cf_filter *f, uint64_t nStored,
+                                          const char *zWhat);
 
 /*
 ** The creation arguments of cuckoo_new(capacity, error_rate, options) and
@@ -133,14 +147,15 @@ typedef struct cksql_args {
   cksql_options o;
   cf_params params;
 } cksql_args;
-int cksql_read_args(sqlite3_context *ctx, const char *zFunc,
-                    sqlite3_value *pCapacity, sqlite3_value *pErrorRate,
-                    sqlite3_value *pOptions, const char *zCapNull,
-                    cksql_args *pArgs);
+CUCKOO_PRIVATE int cksql_read_args(sqlite3_context *ctx, const char *zFunc,
+                                   sqlite3_value *pCapacity,
+                                   sqlite3_value *pErrorRate,
+                                   sqlite3_value *pOptions,
+                                   const char *zCapNull, cksql_args *pArgs);
 
 /* Describe a value for an error message: NULL, 42, 1.5, 'text' (at most
 ** 40 characters), or "a BLOB".  An sqlite3_mprintf() string (caller
 ** frees), NULL if out of memory. */
-char *cksql_describe_value(sqlite3_value *v);
+CUCKOO_PRIVATE char *cksql_describe_value(sqlite3_value *v);
 
 #endif /* CUCKOO_SQL_H */

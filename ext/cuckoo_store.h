@@ -110,45 +110,47 @@ typedef struct ckstore ckstore;
 
 /* Parse the module arguments into *pOpt (defaults for what is not
 ** given); on error *pzErr is a message (caller frees) naming zLabel. */
-int ckst_parse_args(const char *zLabel, int argc, const char *const *argv,
-                    ckst_options *pOpt, char **pzErr);
+CUCKOO_PRIVATE int ckst_parse_args(const char *zLabel, int argc,
+                                   const char *const *argv, ckst_options *pOpt,
+                                   char **pzErr);
 
 /* Allocate a store for an existing or new table (nothing is read);
 ** *ppStore is the caller's, released with ckst_free(). */
-int ckst_new(sqlite3 *db, const char *zDb, const char *zName,
-             ckstore **ppStore);
-void ckst_free(ckstore *p);
+CUCKOO_PRIVATE int ckst_new(sqlite3 *db, const char *zDb, const char *zName,
+                            ckstore **ppStore);
+CUCKOO_PRIVATE void ckst_free(ckstore *p);
 /* Take the message of the last error (caller frees), or NULL. */
-char *ckst_take_error(ckstore *p);
+CUCKOO_PRIVATE char *ckst_take_error(ckstore *p);
 /* Make zErr (sqlite3_mprintf'd, may be NULL) the store's message again
 ** (the store owns it from now on). */
-void ckst_put_error(ckstore *p, char *zErr);
+CUCKOO_PRIVATE void ckst_put_error(ckstore *p, char *zErr);
 
 /* What the virtual table reads: the table's names, its connection, its
 ** hash seed and its number of levels (the last two valid after
 ** ckst_ready()).  The strings belong to the store. */
-sqlite3 *ckst_db(const ckstore *p);
-const char *ckst_schema(const ckstore *p);
-const char *ckst_name(const ckstore *p);
-const char *ckst_label(const ckstore *p); /* "cuckoo table [SCHEMA.]NAME" */
-uint64_t ckst_seed(const ckstore *p);
-int ckst_levels(const ckstore *p);
+CUCKOO_PRIVATE sqlite3 *ckst_db(const ckstore *p);
+CUCKOO_PRIVATE const char *ckst_schema(const ckstore *p);
+CUCKOO_PRIVATE const char *ckst_name(const ckstore *p);
+CUCKOO_PRIVATE const char *
+ckst_label(const ckstore *p); /* "cuckoo table [SCHEMA.]NAME" */
+CUCKOO_PRIVATE uint64_t ckst_seed(const ckstore *p);
+CUCKOO_PRIVATE int ckst_levels(const ckstore *p);
 /* True if zSuffix names one of the shadow tables (T_zSuffix). */
-int ckst_is_shadow(const char *zSuffix);
+CUCKOO_PRIVATE int ckst_is_shadow(const char *zSuffix);
 
 /* Create the shadow tables and an empty level 0. */
-int ckst_create(ckstore *p, const ckst_options *pOpt);
+CUCKOO_PRIVATE int ckst_create(ckstore *p, const ckst_options *pOpt);
 /* Load the configuration if not loaded; then (bRefresh) make sure the
 ** cache reflects other connections' commits. */
-int ckst_ready(ckstore *p, int bRefresh);
+CUCKOO_PRIVATE int ckst_ready(ckstore *p, int bRefresh);
 
 /* Item operations on the item's 64-bit hash (rules 1-3).  ckst_insert()
 ** fails with a "full" or "too many copies" message and changes nothing
 ** (pItem, which may be NULL, names the item in the message);
 ** ckst_remove() sets *pRemoved when a copy was removed. */
-int ckst_contains(ckstore *p, uint64_t hash, int *pFound);
-int ckst_insert(ckstore *p, uint64_t hash, sqlite3_value *pItem);
-int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved);
+CUCKOO_PRIVATE int ckst_contains(ckstore *p, uint64_t hash, int *pFound);
+CUCKOO_PRIVATE int ckst_insert(ckstore *p, uint64_t hash, sqlite3_value *pItem);
+CUCKOO_PRIVATE int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved);
 
 /*
 ** Pending inserts, for bulk loads.  ckst_insert_later() only records an
@@ -166,38 +168,40 @@ int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved);
 ** until ckst_discard().
 */
 #define CKST_PEND_MAX 65536
-int ckst_insert_later(ckstore *p, uint64_t hash, sqlite3_value *pItem);
-int ckst_drain(ckstore *p);
+CUCKOO_PRIVATE int ckst_insert_later(ckstore *p, uint64_t hash,
+                                     sqlite3_value *pItem);
+CUCKOO_PRIVATE int ckst_drain(ckstore *p);
 
 /* Transaction boundaries (rule 4): ckst_flush() writes the changes made in
 ** memory to the shadow tables; ckst_discard() forgets everything held in
 ** memory; ckst_commit() ends the transaction's cookie bump. */
-int ckst_flush(ckstore *p);
-void ckst_discard(ckstore *p);
-void ckst_commit(ckstore *p);
+CUCKOO_PRIVATE int ckst_flush(ckstore *p);
+CUCKOO_PRIVATE void ckst_discard(ckstore *p);
+CUCKOO_PRIVATE void ckst_commit(ckstore *p);
 /* ckst_discard() at the rollback of the whole transaction: also forgets
 ** that a drain failed (until then ckst_flush() fails, so that a savepoint
 ** rollback that dropped a failed statement's pending inserts cannot let
 ** the transaction commit without them). */
-void ckst_rollback(ckstore *p);
+CUCKOO_PRIVATE void ckst_rollback(ckstore *p);
 
 /* ALTER TABLE RENAME and DROP TABLE of the shadow tables.  ckst_finalize()
 ** releases the prepared statements (they are prepared again on use). */
-int ckst_rename(ckstore *p, const char *zNewName);
-int ckst_drop(ckstore *p);
-void ckst_finalize(ckstore *p);
+CUCKOO_PRIVATE int ckst_rename(ckstore *p, const char *zNewName);
+CUCKOO_PRIVATE int ckst_drop(ckstore *p);
+CUCKOO_PRIVATE void ckst_finalize(ckstore *p);
 
 /* Level iLevel (0 <= iLevel < ckst_levels()) as a BLOB-format filter:
 ** *paOut is sqlite3_malloc64'd, the caller's to free. */
-int ckst_export(ckstore *p, int iLevel, uint8_t **paOut, sqlite3_int64 *pnOut);
+CUCKOO_PRIVATE int ckst_export(ckstore *p, int iLevel, uint8_t **paOut,
+                               sqlite3_int64 *pnOut);
 /* Load a BLOB-format filter: it replaces an empty table's levels, or is
 ** appended as a new last level. */
-int ckst_import(ckstore *p, const void *aBlob, int nBlob);
+CUCKOO_PRIVATE int ckst_import(ckstore *p, const void *aBlob, int nBlob);
 /* Verify every shadow row; *pzReport (caller frees) is "ok" or the
 ** problems found, one a line. */
-int ckst_check(ckstore *p, char **pzReport);
+CUCKOO_PRIVATE int ckst_check(ckstore *p, char **pzReport);
 /* JSON description of the table (sqlite3_mprintf'd, caller frees). */
-int ckst_info(ckstore *p, char **pzJson);
+CUCKOO_PRIVATE int ckst_info(ckstore *p, char **pzJson);
 
 /*
 ** Browsing.  A scan visits every stored fingerprint: levels in order,
@@ -221,19 +225,21 @@ typedef struct ckst_scan {
   int bEof;
   uint32_t aFp[CF_MAX_BUCKET_SIZE];
 } ckst_scan;
-void ckst_scan_start(ckst_scan *s);
-int ckst_scan_next(ckstore *p, ckst_scan *s);
-int ckst_scan_hash(ckstore *p, const ckst_scan *s, uint64_t *pHash);
-void ckst_scan_end(ckstore *p);
-int ckst_locate(ckstore *p, uint64_t hash, ckst_scan *s);
+CUCKOO_PRIVATE void ckst_scan_start(ckst_scan *s);
+CUCKOO_PRIVATE int ckst_scan_next(ckstore *p, ckst_scan *s);
+CUCKOO_PRIVATE int ckst_scan_hash(ckstore *p, const ckst_scan *s,
+                                  uint64_t *pHash);
+CUCKOO_PRIVATE void ckst_scan_end(ckstore *p);
+CUCKOO_PRIVATE int ckst_locate(ckstore *p, uint64_t hash, ckst_scan *s);
 /* Items stored (the sum of the levels' counts; no block is read). */
-sqlite3_int64 ckst_total(const ckstore *p);
+CUCKOO_PRIVATE sqlite3_int64 ckst_total(const ckstore *p);
 /* Copies of the fingerprint in its two buckets: of the scan's current
 ** fingerprint on its level, or of an item on every level (summed). */
-int ckst_scan_copies(ckstore *p, const ckst_scan *s, sqlite3_int64 *pn);
-int ckst_copies(ckstore *p, uint64_t hash, sqlite3_int64 *pn);
+CUCKOO_PRIVATE int ckst_scan_copies(ckstore *p, const ckst_scan *s,
+                                    sqlite3_int64 *pn);
+CUCKOO_PRIVATE int ckst_copies(ckstore *p, uint64_t hash, sqlite3_int64 *pn);
 /* Empty the table: drop every level and block, and create an empty level
 ** 0 as the table was created (one DELETE per shadow table). */
-int ckst_delete_all(ckstore *p);
+CUCKOO_PRIVATE int ckst_delete_all(ckstore *p);
 
 #endif /* CUCKOO_STORE_H */

@@ -665,7 +665,7 @@ static int ckvtColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
 static int ckvtRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid) {
   ckvt_cursor *pCur = (ckvt_cursor *)cur;
   ckvt_table *pTab = (ckvt_table *)cur->pVtab;
-  uint64_t h;
+  uint64_t h = 0;
   int rc;
   if (!ckvt_is_scan(pCur)) {
     *pRowid = pCur->aRow[pCur->iRow].iHash;

@@ -1,0 +1,107 @@
+#!/bin/sh
+# dist_test.sh: the release tarball as a user gets it (make test-dist).
+#
+#   sh tests/dist_test.sh cuckoo-VERSION.tar.gz ./cuckoo.so
+#
+# Unpacks the tarball into build/dist-test and checks: the files it holds;
+# the one build command of its README (run as written) gives a cuckoo.so
+# exporting sqlite3_cuckoo_init and nothing else; the amalgamation also
+# compiles with -Wall -Wextra -Werror under gcc and clang; the demo gives
+# the same output as with the repository's own build; the same statements
+# give byte-identical filter BLOBs with both builds; the README's C program
+# (the amalgamation compiled in with -DSQLITE_CORE) builds and runs, with no
+# name of the extension but the entry point left external.
+set -u
+tarball=$1
+ref=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+root=$(pwd)
+dir=build/dist-test
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok: $1"; }
+bad() { fail=$((fail + 1)); echo "FAILED: $1"; }
+not() { ! "$@"; }
+check() { # check NAME CMD...: passes when CMD exits 0
+  name=$1; shift
+  if "$@"; then ok "$name"; else bad "$name"; fi
+}
+
+rm -rf $dir && mkdir -p $dir
+tar -C $dir -xzf "$tarball" || { echo "0 passed, 1 failed"; exit 1; }
+top=$(cd $dir/*/ && pwd)
+snip() { python3 "$root/tests/snippets.py" "$top/README.md" "$1" --block "$2"; }
+
+got=$(cd "$top" && ls | tr '\n' ' ')
+check "contents ($got)" [ "$got" = "LICENSE README.md cuckoo.c cuckoo.h demo.sql " ]
+
+# The build command of the README, run as written.
+cmd=$(snip sh 0)
+echo "build: $cmd"
+check "README build command" sh -c "cd '$top' && $cmd"
+syms=$(nm -D --defined-only "$top/cuckoo.so" 2>/dev/null | awk '{print $3}' | tr '\n' ' ')
+check "exports: [$syms]" [ "$syms" = "sqlite3_cuckoo_init " ]
+for cc in gcc clang; do
+  command -v $cc >/dev/null || { bad "$cc not installed"; continue; }
+  check "$cc -Wall -Wextra -Werror" \
+    $cc -O2 -Wall -Wextra -Werror -fPIC -shared "$top/cuckoo.c" \
+      -o "$dir/cuckoo-$cc.so" -lm
+done
+
+# The demo, as the README says to run it, against both builds.
+demo=$(snip sh 1)
+(cd "$top" && sh -c "$demo") > $dir/demo-dist.out 2>&1
+check "demo runs (amalgamation)" [ $? = 0 ]
+mkdir -p $dir/ref && cp "$ref" $dir/ref/cuckoo.so && cp "$top/demo.sql" $dir/ref/
+(cd $dir/ref && sh -c "$demo") > $dir/demo-ref.out 2>&1
+check "demo output identical ($(wc -l < $dir/demo-dist.out) lines)" \
+  cmp -s $dir/demo-dist.out $dir/demo-ref.out
+
+# Byte-identical BLOBs from every path that writes one.
+cat > $dir/blobs.sql <<'SQL'
+.load ./cuckoo
+CREATE TABLE t(x);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+INSERT INTO t SELECT CASE i % 4 WHEN 0 THEN i WHEN 1 THEN 'k' || i
+  WHEN 2 THEN i * 0.5 ELSE CAST('b' || i AS BLOB) END FROM n;
+SELECT 'add', hex(sha3(cuckoo_add(cuckoo_new(1000), 'a', 2, 3.5, x'00ff')));
+SELECT 'semisort', hex(sha3(cuckoo_add(cuckoo_new(1000, 0.01, 'semisort'), 'a', 'b')));
+SELECT 'b2', hex(sha3(cuckoo_add(cuckoo_new(500, 0.001, 'bucket_size=2,seed=7'), 'a')));
+SELECT 'b8', hex(sha3(cuckoo_add(cuckoo_new(500, 0.0001, 'bucket_size=8'), 'a')));
+SELECT 'agg', hex(sha3(cuckoo_agg(x))) FROM t;
+SELECT 'agg-cap', hex(sha3(cuckoo_agg(x, 0.01, 30000, 'semisort'))) FROM t;
+SELECT 'remove', hex(sha3(cuckoo_remove(cuckoo_agg(x, 0.01, 30000), 'k1', 4))) FROM t;
+SELECT 'union', hex(sha3(cuckoo_union(f))) FROM
+  (SELECT cuckoo_agg(x, 0.001, 30000) AS f FROM t GROUP BY typeof(x));
+SELECT 'window', hex(sha3(group_concat(hex(f), ','))) FROM
+  (SELECT cuckoo_agg(x) OVER (ORDER BY rowid ROWS 3 PRECEDING) AS f
+   FROM t WHERE rowid <= 200);
+CREATE VIRTUAL TABLE v USING cuckoo(capacity=5000, error_rate=0.01);
+CREATE VIRTUAL TABLE w USING cuckoo(capacity=30000, semisort);
+INSERT INTO w(item) SELECT x FROM t;
+SELECT 'export-w', hex(sha3(cuckoo_export('w')));
+INSERT INTO v(item) SELECT x FROM t;
+SELECT 'export-v', hex(sha3(cuckoo_export('main', 'v', 0))), hex(sha3(cuckoo_export('main', 'v', 2)));
+SQL
+for b in dist ref; do
+  if [ $b = dist ]; then d=$top; else d=$dir/ref; fi
+  (cd "$d" && sqlite3 :memory: < "$root/$dir/blobs.sql") > $dir/blobs-$b.out 2>&1
+done
+check "BLOB statements give 11 digests" \
+  [ "$(grep -c '^[a-z0-9-]*|[0-9A-F]\{64\}' $dir/blobs-ref.out)" = 11 ]
+check "BLOB statements report no error" not grep -qi error $dir/blobs-ref.out
+check "BLOBs byte-identical" cmp -s $dir/blobs-dist.out $dir/blobs-ref.out
+
+# The README's program, the amalgamation compiled in.
+snip c 0 > "$top/app.c"
+cmd=$(snip sh 2)
+echo "build: $cmd"
+check "README program builds" sh -c "cd '$top' && $cmd"
+out=$("$top/app" 2>&1)
+version=$(sed -n 's/^#define CUCKOO_VERSION "\(.*\)"$/\1/p' "$top/cuckoo.h")
+check "README program runs: $out" [ "$out" = "cuckoo $version" ]
+(cd "$top" && cc -c -O2 -DSQLITE_CORE cuckoo.c -o cuckoo.o)
+ext=$(nm -g --defined-only "$top/cuckoo.o" | awk '{print $3}' | tr '\n' ' ')
+check "static object's external names: [$ext]" [ "$ext" = "sqlite3_cuckoo_init " ]
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
