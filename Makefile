@@ -16,6 +16,8 @@
 #   make bench      benchmarks (tests/bench), printed as tables
 #   make figure     redraw the figures in docs/img (installs gnuplot-nox)
 #   make static     libcuckoo.a built with -DSQLITE_CORE for static linking
+#   make install    system-wide (PREFIX, DESTDIR; `make uninstall`), and
+#   make dist       the release tarball: see mk/pkg.mk, docs/install.md
 #
 # `make demo` and the test targets first install missing Debian packages
 # (the `deps` target checks with dpkg -s and only then runs apt-get).

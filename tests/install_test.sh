@@ -6,7 +6,7 @@
 # 1. Staged installs (DESTDIR): the default PREFIX puts exactly four files
 #    where docs/install.md says, with a cuckoo.pc naming them; PREFIX=/opt/x
 #    keeps all four under /opt/x; uninstall removes every file.
-# 2. A real install (root, or sudo): `.load cuckoo` by bare name, from a
+# 2. A real install (root, or sudo), with the snippets of docs/install.md:
 #    directory without cuckoo.so, in the sqlite3 shell, Python's sqlite3
 #    module and Node (better-sqlite3 from the npm registry, cached in
 #    build/node-clients); a C program built with `pkg-config --cflags --libs
@@ -56,7 +56,30 @@ check "PREFIX=/opt/cuckoo files: $got" [ "$got" = "$want" ]
 $MAKE uninstall DESTDIR="$st" PREFIX=/opt/cuckoo >/dev/null
 check "PREFIX=/opt/cuckoo uninstall" [ "$(find "$st" -type f | wc -l)" = 0 ]
 
-# 2. For real
+# 2. For real, with the snippets of docs/install.md (sh block N is
+# `doc sh N`; `sudo ` is dropped when root; a ```text block right after a
+# snippet is its expected output, compared with `expect`).
+doc() { python3 "$root/tests/snippets.py" "$root/docs/install.md" "$1" --block "$2" |
+          if [ -z "$SUDO" ]; then sed 's/^sudo //'; else cat; fi; }
+after() { python3 - "$root/docs/install.md" "$1" "$2" <<'PY'
+import json, subprocess, sys
+path, lang, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+get = lambda l: json.loads(subprocess.check_output(
+    [sys.executable, "tests/snippets.py", path, l]))
+code, text = get(lang)[n], get("text")
+end = code["line"] + code["code"].count("\n") + 1
+lines = open(path, encoding="utf-8").read().split("\n")
+for t in text:
+    if t["line"] > end and all(not x.strip() for x in lines[end:t["line"] - 1]):
+        sys.stdout.write(t["code"])
+        break
+PY
+}
+expect() { # expect NAME LANG N OUTPUT: OUTPUT is the doc's text block after it
+  want=$(cd "$root" && after "$2" "$3")
+  check "$1: got [$4], docs say [$want]" [ -n "$want" -a "$4" = "$want" ]
+}
+
 snapshot() {
   for d in /usr/local "$sys"; do find "$d" -maxdepth 3 2>/dev/null; done | sort
 }
@@ -66,20 +89,18 @@ if [ -e "$sys/cuckoo.so" ] || [ -e /usr/local/lib/libcuckoo.a ]; then
   exit 1
 fi
 snapshot > "$work/before"
-$SUDO $MAKE install >/dev/null
-check "sudo make install" [ -f "$sys/cuckoo.so" ]
+check "docs: build (sh 0)" sh -c "$(doc sh 0)" >/dev/null
+readme=$(python3 tests/snippets.py README.md sh --block 1)
+check "README's install block is docs/install.md's (sh 1)" \
+  [ "$readme" = "$(python3 tests/snippets.py docs/install.md sh --block 1)" ]
+check "docs: install (sh 1)" sh -c "$(doc sh 1)" >/dev/null
+check "installed: $sys/cuckoo.so" [ -f "$sys/cuckoo.so" ]
 
 cd "$work/elsewhere"
-out=$(sqlite3 :memory: '.load cuckoo' 'SELECT cuckoo_version()' 2>&1)
-check "sqlite3 shell: .load cuckoo -> $out" [ "$out" = "$version" ]
-out=$(/usr/bin/python3 -c '
-import sqlite3
-con = sqlite3.connect(":memory:")
-con.enable_load_extension(True)
-con.load_extension("cuckoo")
-print(con.execute("SELECT cuckoo_contains(cuckoo_add(cuckoo_new(10), 1), 1)").fetchone()[0])
-' 2>&1)
-check "python3 sqlite3: load_extension(\"cuckoo\") -> $out" [ "$out" = 1 ]
+expect "docs: sqlite3 shell, bare name (sh 2)" sh 2 "$(sh -c "$(doc sh 2)" 2>&1)"
+out=$(doc python 0 | /usr/bin/python3 - 2>&1)
+want=$(doc python 0 | sed -n 's/.*# \(.*\)$/\1/p' | tail -1)
+check "docs: python sqlite3, bare name: [$out] = [$want]" [ "$out" = "$want" ]
 
 nc=$root/build/node-clients
 if [ ! -d "$nc/node_modules/better-sqlite3" ]; then
@@ -88,47 +109,40 @@ if [ ! -d "$nc/node_modules/better-sqlite3" ]; then
   (cd "$nc" && npm_config_nodedir=/usr npm install --no-audit --no-fund \
     better-sqlite3@12 >/dev/null 2>&1)
 fi
-out=$(NODE_PATH=$nc/node_modules node -e '
-const Database = require("better-sqlite3");
-const db = new Database(":memory:");
-db.loadExtension("cuckoo");
-console.log(db.prepare("SELECT cuckoo_version() AS v").get().v);
-' 2>&1)
-check "node better-sqlite3: loadExtension(\"cuckoo\") -> $out" [ "$out" = "$version" ]
+out=$(doc js 0 | NODE_PATH=$nc/node_modules node - 2>&1)
+want=$(doc js 0 | sed -n 's/.*\/\/ \(.*\)$/\1/p' | tail -1)
+check "docs: node better-sqlite3, bare name: [$out] = [$want]" [ "$out" = "$want" ]
 
-cat > app.c <<'C'
-#include <stdio.h>
-#include <sqlite3.h>
-#include <cuckoo.h>
-int main(void) {
-  sqlite3 *db;
-  sqlite3_stmt *st;
-  int rc;
-  sqlite3_auto_extension((void (*)(void))sqlite3_cuckoo_init);
-  if (sqlite3_open(":memory:", &db) != SQLITE_OK) return 1;
-  rc = sqlite3_prepare_v2(db, "SELECT cuckoo_version()", -1, &st, 0);
-  if (rc != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) return 1;
-  printf("%s %s\n", sqlite3_column_text(st, 0), CUCKOO_VERSION);
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return 0;
-}
-C
-flags=$(pkg-config --cflags --libs cuckoo 2>&1)
-check "pkg-config --cflags --libs cuckoo: $flags" \
-  cc -o app app.c $flags
-out=$(./app 2>&1)
-check "program linked with the installed libcuckoo.a: $out" \
-  [ "$out" = "$version $version" ]
+doc c 0 > app.c
+expect "docs: a program built with pkg-config (sh 5)" sh 5 "$(sh -c "$(doc sh 5)" 2>&1)"
+mkdir -p "$work/home"
+expect "docs: private install, no root (sh 3)" sh 3 \
+  "$(cd "$root" && HOME=$work/home MAKEFLAGS=s sh -c "$(doc sh 3)" 2>&1)"
+check "private install uninstalled" [ "$(find "$work/home" -type f | wc -l)" = 0 ]
 cd "$root"
 
-$SUDO $MAKE uninstall >/dev/null
+check "docs: uninstall (sh 4)" sh -c "$(doc sh 4)" >/dev/null
 snapshot > "$work/after"
 check "uninstall leaves /usr/local and $sys as they were" \
   cmp -s "$work/before" "$work/after"
 diff "$work/before" "$work/after" | head -5
 out=$(cd "$work/elsewhere" && sqlite3 :memory: '.load cuckoo' 2>&1)
 check "after uninstall .load cuckoo fails" [ -n "$out" ]
+
+# The other snippets: make dist, the one-command build, the exports, a
+# renamed file.
+check "docs: make dist (sh 6)" sh -c "$(doc sh 6)" >/dev/null
+rm -rf "$work/tar" && mkdir -p "$work/tar" && tar -C "$work/tar" -xzf cuckoo-$version.tar.gz
+check "docs: one-command build (sh 7)" sh -c "cd $work/tar/cuckoo-$version && $(doc sh 7)"
+out=$(cd "$work/tar/cuckoo-$version" && sh -c "$(doc sh 8)" | sed 's/^[0-9a-f]* //')
+want=$(after sh 8 | sed 's/^[0-9a-f]* //')
+check "docs: exports of the one-command build: [$out] = [$want]" [ -n "$want" -a "$out" = "$want" ]
+out=$(sh -c "$(doc sh 8)" | sed 's/^[0-9a-f]* //')
+check "docs: exports of make's build: [$out] = [$want]" [ "$out" = "$want" ]
+mkdir -p "$work/renamed" && cp cuckoo.so "$work/renamed/"
+expect "docs: a renamed file (sh 9)" sh 9 "$(cd "$work/renamed" && sh -c "$(doc sh 9)" 2>&1)"
+n=$(python3 tests/snippets.py docs/install.md sh | grep -c '"line"')
+check "every sh snippet of docs/install.md run (10 of $n)" [ "$n" = 10 ]
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
