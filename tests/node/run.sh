@@ -1,0 +1,109 @@
+#!/bin/sh
+# run.sh: the Node package bindings/node (sqlite-cuckoo) installed the two
+# ways a user installs it, with real clients from the npm registry
+# (make test-node).
+#
+#   sh tests/node/run.sh
+#
+# 1. The clients: better-sqlite3@12 and sqlite3@5.1.7, built from source
+#    (npm_config_nodedir=/usr: Debian's Node headers) once into
+#    build/node-clients, the cache tests/install_test.sh uses too.
+# 2. `npm install <repository>/bindings/node` into a scratch project
+#    (npm links the folder; the install script builds there), and `npm
+#    pack` (prepack bundles the amalgamation, postpack removes it again)
+#    then `npm install sqlite-cuckoo-VERSION.tgz` into another: the
+#    tarball's files are listed, and it builds without the repository.
+# 3. tests/node/client_test.js against each install: filters, a join,
+#    the virtual table in transactions, error messages, load()'s forms.
+# 4. The ```js blocks of docs/clients.md, README.md and bindings/node/README.md
+#    (tests/node/snippets_test.js), against the tarball install.
+set -u
+root=$(pwd)
+work=$root/build/node-test
+nc=$root/build/node-clients
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok: $1"; }
+bad() { fail=$((fail + 1)); echo "FAILED: $1"; }
+check() { # check NAME CMD...: passes when CMD exits 0
+  name=$1; shift
+  if "$@"; then ok "$name"; else bad "$name"; fi
+}
+# count CMD...: runs a node test printing ok:/FAILED: lines; a non-zero
+# exit without a FAILED line counts one failure.
+count() {
+  "$@" > "$work/out.txt" 2>&1
+  rc=$?
+  cat "$work/out.txt"
+  p=$(grep -c '^ok: ' "$work/out.txt")
+  f=$(grep -c '^FAILED: ' "$work/out.txt")
+  pass=$((pass + p))
+  fail=$((fail + f))
+  if [ $rc != 0 ] && [ "$f" = 0 ]; then bad "$* exited $rc"; fi
+}
+npmi() { npm install --no-audit --no-fund --loglevel=error "$@"; }
+version=$(sed -n 's/^#define CUCKOO_VERSION "\(.*\)"$/\1/p' ext/cuckoo.h)
+pkgversion=$(node -p 'require("./bindings/node/package.json").version')
+check "bindings/node/package.json version $pkgversion is CUCKOO_VERSION $version" \
+  [ "$pkgversion" = "$version" ]
+rm -rf "$work" && mkdir -p "$work"
+
+# 1. The clients, cached (a cold build takes a minute or two each).
+mkdir -p "$nc"
+[ -f "$nc/package.json" ] || echo '{"private": true}' > "$nc/package.json"
+if [ ! -d "$nc/node_modules/better-sqlite3" ]; then
+  (cd "$nc" && npm_config_nodedir=/usr npmi better-sqlite3@12) > "$work/clients.log" 2>&1
+fi
+if [ ! -d "$nc/node_modules/sqlite3" ]; then
+  (cd "$nc" && npm_config_nodedir=/usr npm_config_build_from_source=true \
+     npmi sqlite3@5.1.7) >> "$work/clients.log" 2>&1
+fi
+clients=$(cd "$nc" && node -p 'require("better-sqlite3/package.json").version + " " +
+  require("sqlite3/package.json").version' 2>&1)
+case $clients in
+  12.*" 5.1.7") ok "clients: better-sqlite3 and sqlite3 $clients" ;;
+  *) bad "clients: better-sqlite3@12 and sqlite3@5.1.7 in $nc: $clients"
+     tail -20 "$work/clients.log" 2>/dev/null ;;
+esac
+
+# 2. The two installs.
+project() { mkdir -p "$work/$1" && echo '{"private": true}' > "$work/$1/package.json"; }
+project path
+rm -rf bindings/node/build
+check "npm install <repository>/bindings/node" \
+  sh -c "cd '$work/path' && npm install --no-audit --no-fund '$root/bindings/node' > install.log 2>&1"
+check "installed as a link to the folder" [ -L "$work/path/node_modules/sqlite-cuckoo" ]
+check "built in the folder: bindings/node/build/cuckoo.so" [ -f bindings/node/build/cuckoo.so ]
+
+check "npm pack" sh -c "cd bindings/node && npm pack --pack-destination '$work' > '$work/pack.log' 2>&1"
+tgz=$work/sqlite-cuckoo-$version.tgz
+got=$(tar -tzf "$tgz" 2>&1 | sort | tr '\n' ' ')
+want="package/LICENSE package/README.md package/index.d.ts package/index.js package/install.js package/package.json package/src/cuckoo.c package/src/cuckoo.h "
+check "tarball files: $got" [ "$got" = "$want" ]
+check "the bundled cuckoo.c is dist/amalgamate.sh's" \
+  sh -c "tar -xOzf '$tgz' package/src/cuckoo.c | cmp -s - bindings/node/build/cuckoo.c"
+check "postpack removed the bundled files" [ ! -e bindings/node/src -a ! -e bindings/node/LICENSE ]
+leak=$(git status --porcelain --untracked-files=all bindings/node 2>/dev/null |
+  grep -E 'bindings/node/(build/|src/|LICENSE|.*\.tgz)')
+check "git ignores the generated files of bindings/node [$leak]" [ -z "$leak" ]
+project tarball
+check "npm install sqlite-cuckoo-$version.tgz" \
+  sh -c "cd '$work/tarball' && npm install --foreground-scripts --no-audit --no-fund '$tgz' > install.log 2>&1"
+check "the tarball built from its bundled source" \
+  grep -q "sqlite-cuckoo: built $work/tarball/node_modules/sqlite-cuckoo/build/cuckoo.so from the bundled src/cuckoo.c (cuckoo $version)" \
+  "$work/tarball/install.log"
+
+# 3. The client test, on each install.
+export CUCKOO_VERSION=$version
+count env NODE_PATH="$work/path/node_modules:$nc/node_modules" \
+  node tests/node/client_test.js path bindings/node/build
+count env NODE_PATH="$work/tarball/node_modules:$nc/node_modules" \
+  node tests/node/client_test.js tarball "$work/tarball/node_modules/sqlite-cuckoo/build"
+
+# 4. The snippets.
+count env NODE_PATH="$work/tarball/node_modules:$nc/node_modules" \
+  node tests/node/snippets_test.js "$work/snippets" docs/clients.md README.md \
+    bindings/node/README.md
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
