@@ -10,8 +10,9 @@
 # Every tests/*.test file runs in its own tclsh process (a crash fails
 # that file, it does not stop the run); each C test binary named on the
 # command line runs too.  CUCKOO_JOBS of them run at once (default: the
-# number of CPUs; CUCKOO_JOBS=1 runs them one after the other).  Each must end its output with a line
-# "...: N passed, N failed" (or "N passed, N failed").
+# number of CPUs; CUCKOO_JOBS=1 runs them one after the other).  Each
+# must end its output with a line "...: N passed, N failed" (or
+# "N passed, N failed").
 
 set testdir [file dirname [file normalize [info script]]]
 set ext [file join [file dirname $testdir] cuckoo.so]
