@@ -279,6 +279,17 @@ if len(blobs) == 3:
 check("__version__ is CUCKOO_VERSION", sqlite_cuckoo.__version__, VERSION)
 check("installed distribution's version",
       importlib.metadata.version("sqlite-cuckoo"), VERSION)
+dist = importlib.metadata.distribution("sqlite-cuckoo")
+wheel = dist.read_text("WHEEL") or ""
+check("a platform wheel, for any Python 3",
+      (re.findall(r"^Root-Is-Purelib: (.*)$", wheel, re.M),
+       [t.split("-")[:2] for t in re.findall(r"^Tag: (.*)$", wheel, re.M)]),
+      (["false"], [["py3", "none"]]))
+check("the installed files (so pip uninstall removes them all)",
+      sorted(str(f) for f in dist.files if str(f).startswith("sqlite_cuckoo/")
+             and not str(f).endswith(".pyc")),
+      ["sqlite_cuckoo/__init__.py", "sqlite_cuckoo/_version.py",
+       "sqlite_cuckoo/cuckoo.so"])
 path = sqlite_cuckoo.loadable_path()
 pkgdir = os.path.dirname(os.path.abspath(sqlite_cuckoo.__file__))
 check("loadable_path() is cuckoo.so in the installed package",

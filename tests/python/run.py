@@ -246,6 +246,8 @@ elif make_venvs(block):
     with open(stamp, "w") as fh:
         fh.write(digest)
 os.makedirs(WORK, exist_ok=True)
+if os.path.exists(os.path.join(WORK, "blobs.json")):
+    os.remove(os.path.join(WORK, "blobs.json"))  # clients_test.py writes it
 
 # the sdist's package: built from its own cuckoo.c
 p = run([SDIST_PY, "-c", "import sqlite3, sqlite_cuckoo as s\n"
@@ -256,6 +258,19 @@ check("the sdist's package loads", p.stdout,
       "%s %s %s\n" % (VERSION, VERSION, os.path.join(
           BASE, "venv-sdist", "lib", "python%d.%d" % sys.version_info[:2],
           "site-packages", "sqlite_cuckoo", "cuckoo.so")))
+
+# the package's cuckoo.so (the amalgamation, compiled by setup.py)
+# exports what make's does, and makes the same bytes (after 2, below)
+def exports(so):
+    p = run(["nm", "-D", "--defined-only", so])
+    return sorted(line.split()[-1] for line in p.stdout.splitlines()
+                  if line.split()[1:2] == ["T"])
+
+
+pkg_so = run([VENV_PY, "-c", "import sqlite_cuckoo; "
+              "print(sqlite_cuckoo.loadable_path())"]).stdout.strip()
+check("the package's cuckoo.so exports sqlite3_cuckoo_init only",
+      exports(pkg_so), ["sqlite3_cuckoo_init"])
 
 # -- 2. the clients in the venv ------------------------------------------
 p = subprocess.run([VENV_PY, os.path.join(ROOT, "tests", "python",
@@ -268,6 +283,24 @@ if m:
     failed += int(m.group(2))
 if not m or (p.returncode != 0 and not int(m.group(2))):
     bad("clients_test.py exited with status %d" % p.returncode)
+
+p = run([VENV_PY, "-c", "import json, sqlite3\n"
+         "c = sqlite3.connect(':memory:'); c.enable_load_extension(True)\n"
+         "c.load_extension('./cuckoo')\n"
+         "c.execute(\"CREATE TABLE s(email)\")\n"
+         "c.executemany('INSERT INTO s VALUES (?)', [(e,) for e in "
+         "('ann@x.org', 'cy@x.org', 'eve@x.org')])\n"
+         "print(json.dumps({'signups': c.execute('SELECT cuckoo_agg(email) "
+         "FROM s').fetchone()[0].hex(), 'vip': c.execute(\"SELECT cuckoo_add("
+         "cuckoo_new(1000), 'bob@x.org', 'dee@x.org')\").fetchone()[0]"
+         ".hex()}))"], cwd=ROOT)
+try:
+    with open(os.path.join(WORK, "blobs.json")) as fh:
+        pkg_blobs = json.load(fh)
+except OSError:
+    pkg_blobs = None
+check("./cuckoo.so (make) gives the package's filter bytes",
+      json.loads(p.stdout or "null"), pkg_blobs)
 
 # -- 3. the sqlite-utils command line ------------------------------------
 ext = run([VENV_PY, "-c", "import sqlite_cuckoo; "
@@ -314,15 +347,10 @@ check("cli: probe in a join",
           "SELECT u.name FROM users u JOIN filters f ON f.name = 'signups' "
           "AND cuckoo_contains(f.f, u.email) ORDER BY u.name"),
       (0, '[{"name": "Ann"},\n {"name": "Cy"}]\n', ""))
-try:
-    with open(os.path.join(WORK, "blobs.json")) as fh:
-        want = json.load(fh)
-except OSError:
-    want = None
 got = cli("query", "cli.db", "SELECT name, lower(hex(f)) AS f FROM filters "
           "ORDER BY name")
 check("cli: the filters' bytes are those of sqlite3, apsw and sqlite-utils",
-      {r["name"]: r["f"] for r in json.loads(got[1] or "[]")}, want)
+      {r["name"]: r["f"] for r in json.loads(got[1] or "[]")}, pkg_blobs)
 check("cli: a cuckoo table filled in one statement",
       cli("query", "cli.db",
           "CREATE VIRTUAL TABLE seen USING cuckoo(capacity=1000)")[0] +
