@@ -2,9 +2,11 @@
 #
 #   make            build ./cuckoo.so (load with .load ./cuckoo)
 #   make demo       run sql/demo.sql in the sqlite3 shell
-#   make test       everything CI runs, in order: `check`, `asan` and
-#                   `test-fuzz`; one closing line "N passed, N failed"
-#                   adding them all up (well under 20 minutes on 2 cores)
+#   make test       everything CI runs, in order: `check`, `asan`,
+#                   `test-fuzz`, then the test targets the mk/*.mk
+#                   fragments add (compatibility, cross-CPU, tools, cluster,
+#                   packaging, clients); one closing line "N passed,
+#                   N failed" adding them all up
 #   make check      the suite, optimized: tests/*.test and tests/*_test.c
 #                   (short model run and crash test included)
 #   make asan       the suite again against the extension and C tests

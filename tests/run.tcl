@@ -9,8 +9,10 @@
 #
 # Every tests/*.test file runs in its own tclsh process (a crash fails
 # that file, it does not stop the run); each C test binary named on the
-# command line runs too.  Each must end its output with a line
-# "...: N passed, N failed" (or "N passed, N failed").
+# command line runs too.  CUCKOO_JOBS of them run at once (default: the
+# number of CPUs; CUCKOO_JOBS=1 runs them one after the other).  Each
+# must end its output with a line "...: N passed, N failed" (or
+# "N passed, N failed").
 
 set testdir [file dirname [file normalize [info script]]]
 set ext [file join [file dirname $testdir] cuckoo.so]
@@ -34,11 +36,10 @@ set total_fail 0
 set total_skip 0
 set failed {}
 
-proc run_one {label cmd} {
+# Report one finished file or program: its counts, and its whole output
+# when it failed.
+proc report {label out rc ms} {
   global total_pass total_fail total_skip failed
-  set t0 [clock milliseconds]
-  set rc [catch {exec {*}$cmd 2>@1} out opts]
-  set ms [expr {[clock milliseconds] - $t0}]
   set np 0; set nf 0; set ns 0; set found 0
   foreach line [split $out \n] {
     if {[regexp {(\d+) passed, (\d+) failed(?:, (\d+) skipped)?} $line -> \
@@ -65,16 +66,62 @@ proc run_one {label cmd} {
   set skip [expr {$ns ? [format " %4d skipped" $ns] : ""}]
   puts [format "%-28s %6d passed %4d failed%s  %6.1fs" $label $np $nf $skip \
             [expr {$ms / 1000.0}]]
+  flush stdout
+}
+
+# The files and programs run CUCKOO_JOBS at a time (default: the number
+# of CPUs).  Each writes only under build/<its own name>, and its output is
+# kept until it ends, so the lines of two never mix.
+proc cpu_count {} {
+  if {![catch {exec nproc} n] && [string is integer -strict $n] && $n > 0} {
+    return $n
+  }
+  return 1
+}
+set jobs [expr {[info exists env(CUCKOO_JOBS)] ? $env(CUCKOO_JOBS)
+                                               : [cpu_count]}]
+if {![string is integer -strict $jobs] || $jobs < 1} { set jobs 1 }
+set queue {}
+set running 0
+
+proc on_output {fh} {
+  global out
+  append out($fh) [read $fh]
+  if {![eof $fh]} return
+  fconfigure $fh -blocking 1
+  set rc [catch {close $fh}]
+  lassign $::job($fh) label t0
+  unset ::job($fh)
+  report $label $out($fh) $rc [expr {[clock milliseconds] - $t0}]
+  unset out($fh)
+  incr ::running -1
+  start_next
+}
+
+proc start_next {} {
+  global queue running jobs
+  while {$running < $jobs && [llength $queue]} {
+    set queue [lassign $queue label cmd]
+    set fh [open |[concat $cmd [list 2>@1]] r]
+    fconfigure $fh -blocking 0 -translation binary
+    set ::job($fh) [list $label [clock milliseconds]]
+    set ::out($fh) ""
+    fileevent $fh readable [list on_output $fh]
+    incr running
+  }
+  if {$running == 0 && ![llength $queue]} { set ::alldone 1 }
 }
 
 if {!$onlyC} {
   foreach f [lsort [glob -nocomplain -directory $testdir *.test]] {
-    run_one [file tail $f] [list [info nameofexecutable] $f]
+    lappend queue [file tail $f] [list [info nameofexecutable] $f]
   }
 }
 foreach c $ctests {
-  run_one [file tail $c] [list $c]
+  lappend queue [file tail $c] [list $c]
 }
+start_next
+if {$running} { vwait ::alldone }
 if {[llength $failed]} { puts "failed: $failed" }
 if {$total_skip} { puts "$total_skip skipped (tests of features this SQLite lacks)" }
 puts "$total_pass passed, $total_fail failed"
