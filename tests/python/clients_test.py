@@ -32,26 +32,7 @@ import sqlite_utils
 import sqlite_cuckoo
 
 ROOT, WORK = sys.argv[1], sys.argv[2]
-passed = failed = 0
-
-
-def ok(name):
-    global passed
-    passed += 1
-    print("ok: " + name)
-
-
-def bad(name):
-    global failed
-    failed += 1
-    print("FAILED: " + name)
-
-
-def check(name, got, want):
-    if got == want:
-        ok(name)
-    else:
-        bad("%s: got %r, want %r" % (name, got, want))
+from tally import bad, check, finish, ok  # noqa: E402
 
 
 def header_version():
@@ -311,23 +292,25 @@ for label, p in (("with", path), ("without", path[:-len(".so")])):
           [(VERSION,)])
 
 # load() leaves extension loading disabled, also when loading fails
+def loading_disabled(name, load_ext, error, message):
+    """load_ext(path) must fail with SQLite's "not authorized"."""
+    try:
+        load_ext(path)
+        bad(name + ": loading still enabled")
+    except error as e:
+        check(name + ": loading disabled again", message(e), "not authorized")
+
+
 con = sqlite3.connect(":memory:")
 sqlite_cuckoo.load(con)
-try:
-    con.load_extension(path)
-    bad("sqlite3: loading still enabled after load()")
-except sqlite3.OperationalError as e:
-    check("sqlite3: loading disabled again after load()", str(e),
-          "not authorized")
+loading_disabled("sqlite3, after load()", con.load_extension,
+                 sqlite3.OperationalError, str)
 a = apsw.Connection(":memory:")
 sqlite_cuckoo.load(a)
-try:
-    (getattr(a, "load_extension", None) or a.loadextension)(path)
-    bad("apsw: loading still enabled after load()")
-except apsw.Error as e:
-    check("apsw: loading disabled again after load()",
-          ApswClient().message(e).replace("ExtensionLoadingError: ", ""),
-          "not authorized")
+loading_disabled(
+    "apsw, after load()",
+    getattr(a, "load_extension", None) or a.loadextension, apsw.Error,
+    lambda e: ApswClient().message(e).replace("ExtensionLoadingError: ", ""))
 db = sqlite_utils.Database(memory=True)
 sqlite_cuckoo.load(db)
 check("load() takes a sqlite_utils.Database too",
@@ -342,12 +325,8 @@ try:
 except sqlite3.OperationalError as e:
     check("load() of a missing file: SQLite's error",
           "no-such-file.so" in str(e), True)
-try:
-    con.load_extension(path)
-    bad("loading still enabled after a failed load()")
-except sqlite3.OperationalError as e:
-    check("loading disabled again after a failed load()", str(e),
-          "not authorized")
+loading_disabled("sqlite3, after a failed load()", con.load_extension,
+                 sqlite3.OperationalError, str)
 sqlite_cuckoo.loadable_path = real_path
 
 
@@ -384,5 +363,4 @@ for label, conn, message in (
         check("load(%s): a RuntimeError" % label,
               isinstance(e, RuntimeError), True)
 
-print("clients_test: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+finish("clients_test")

@@ -56,26 +56,7 @@ SDIST_PY = os.path.join(BASE, "venv-sdist", "bin", "python")
 WORK = os.path.join(ROOT, "build", "pytest-work")
 DEBIAN_PY = os.environ.get("PYTHON", "/usr/bin/python3")
 CLIENTS = os.path.join(ROOT, "docs", "clients.md")
-passed = failed = 0
-
-
-def ok(name):
-    global passed
-    passed += 1
-    print("ok: " + name)
-
-
-def bad(name):
-    global failed
-    failed += 1
-    print("FAILED: " + name)
-
-
-def check(name, got, want):
-    if got == want:
-        ok(name)
-    else:
-        bad("%s:\n  got  %r\n  want %r" % (name, got, want))
+from tally import add, bad, check, finish, ok  # noqa: E402
 
 
 def run(cmd, **kw):
@@ -229,8 +210,7 @@ def make_venvs(block):
 block = install_block()
 if block is None:
     bad("docs/clients.md: no install block (sh, with pip install) in Python")
-    print("run.py: %d passed, %d failed" % (passed, failed))
-    sys.exit(1)
+    finish("run.py")
 check("%s has extension loading" % DEBIAN_PY,
       run([DEBIAN_PY, "-c", "import sqlite3; "
            "print(hasattr(sqlite3.Connection, 'enable_load_extension'))"]
@@ -279,8 +259,7 @@ p = subprocess.run([VENV_PY, os.path.join(ROOT, "tests", "python",
 sys.stdout.write(p.stdout)
 m = re.search(r"(\d+) passed, (\d+) failed\s*$", p.stdout)
 if m:
-    passed += int(m.group(1))
-    failed += int(m.group(2))
+    add(int(m.group(1)), int(m.group(2)))
 if not m or (p.returncode != 0 and not int(m.group(2))):
     bad("clients_test.py exited with status %d" % p.returncode)
 
@@ -464,5 +443,4 @@ if cached:
     print("cached: docs/clients.md:%d (install block) ran when build/pyvenv "
           "was made" % block["line"])
 
-print("run.py: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+finish("run.py")
