@@ -178,7 +178,8 @@ while IFS='|' read -r n lang where dir name text; do
       fi
       ;;
     *)
-      cp "$code" "$d/$name" && ok "$where ($dir): saved as $name"
+      mkdir -p "$(dirname "$d/$name")" && cp "$code" "$d/$name" &&
+        ok "$where ($dir): saved as $name"
       ;;
   esac
 done < "$work/plan/list"
