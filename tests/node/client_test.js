@@ -223,6 +223,15 @@ async function nodeSqlite3() {
     assert.deepStrictEqual(await call(other, 'get', "SELECT cuckoo_contains(cuckoo_add(cuckoo_new(10), 'a'), 'a') AS hit"), { hit: 1 });
     await closeAsync(other);
   });
+  await test('sqlite3: a query queued right after load(db), not awaited, sees the extension', async () => {
+    // sqlite3 runs loadExtension exclusively: statements wait for it.
+    const other = new sqlite3.Database(':memory:');
+    const loading = cuckoo.load(other);
+    const row = await call(other, 'get', "SELECT cuckoo_contains(cuckoo_new(10), 'a') AS hit");
+    assert.deepStrictEqual(row, { hit: 0 });
+    assert.strictEqual(await loading, other);
+    await closeAsync(other);
+  });
   await test('sqlite3: filters probed in a join', async () => {
     await execAsync(db, SETUP);
     assert.deepStrictEqual(rows(await call(db, 'all', JOIN)), JOIN_ROWS);

@@ -93,6 +93,21 @@ check "the tarball built from its bundled source" \
   grep -q "sqlite-cuckoo: built $work/tarball/node_modules/sqlite-cuckoo/build/cuckoo.so from the bundled src/cuckoo.c (cuckoo $version)" \
   "$work/tarball/install.log"
 
+# A failed build says why, leaves no library, and load() then says it
+# was not built (client_test.js); the versions must agree.
+pk=$work/tarball/node_modules/sqlite-cuckoo
+rm -rf "$work/broken" && cp -r "$pk" "$work/broken" && rm -rf "$work/broken/build"
+out=$(cd "$work/broken" && CC=no-such-cc node install.js 2>&1)
+rc=$?
+case $out in *'cannot run the C compiler "no-such-cc"'*) said=1 ;; *) said=0 ;; esac
+check "no compiler: exit $rc, [$out]" [ $rc != 0 -a $said = 1 ]
+check "no compiler: no library left" [ ! -e "$work/broken/build/cuckoo.so" ]
+sed -i "s/\"version\": \"$version\"/\"version\": \"9.9.9\"/" "$work/broken/package.json"
+out=$(cd "$work/broken" && node install.js 2>&1)
+rc=$?
+check "a version other than the source's: exit $rc, [$out]" [ $rc != 0 -a "$out" = \
+  "sqlite-cuckoo: package.json says version 9.9.9 but src/cuckoo.c is cuckoo $version; ext/cuckoo.h (CUCKOO_VERSION) is the one source of the version: update package.json" ]
+
 # 3. The client test, on each install.
 export CUCKOO_VERSION=$version
 count env NODE_PATH="$work/path/node_modules:$nc/node_modules" \
