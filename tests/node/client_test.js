@@ -2,11 +2,10 @@
 // better-sqlite3 (synchronous) and sqlite3 (callbacks).
 // Copyright (c) 2026 the cuckoo authors. MIT License: see LICENSE.
 //
-//   NODE_PATH=<project>/node_modules:<clients>/node_modules \
-//     CUCKOO_VERSION=X.Y.Z node tests/node/client_test.js LABEL LIBDIR
+//   cd <project> && CUCKOO_VERSION=X.Y.Z node client_test.js LABEL LIBDIR
 //
-// `sqlite-cuckoo` is required from the scratch project that installed it
-// (from the repository path or from the packed tarball); LIBDIR is the
+// Copied into a scratch project that has the clients and sqlite-cuckoo
+// (installed from the repository path or the packed tarball); LIBDIR is the
 // directory where its built library must be. For each client: filters
 // made with cuckoo_new/cuckoo_add and cuckoo_agg, probed in a join, their
 // BLOBs through the client's Buffer; a cuckoo virtual table in a file

@@ -13,11 +13,15 @@
 #    pack` (prepack bundles the amalgamation, postpack removes it again)
 #    then `npm install sqlite-cuckoo-VERSION.tgz` into another: the
 #    tarball's files are listed, and it builds without the repository.
-# 3. tests/node/client_test.js against each install: filters, a join,
-#    the virtual table in transactions, error messages, load()'s forms.
+#    Each scratch project is a copy of build/node-clients's, so the
+#    clients and the package resolve as in any project.
+# 3. tests/node/client_test.js in each project: filters, a join, the
+#    virtual table in transactions, error messages, load()'s forms.
 # 4. The ```js blocks of docs/clients.md, README.md and bindings/node/README.md
-#    (tests/node/snippets_test.js), against the tarball install.
+#    (tests/node/snippets_test.js), saved in the tarball's project and run
+#    in the repository's root (where `make` leaves ./cuckoo.so).
 set -u
+unset NODE_PATH
 root=$(pwd)
 work=$root/build/node-test
 nc=$root/build/node-clients
@@ -67,7 +71,14 @@ case $clients in
 esac
 
 # 2. The two installs.
-project() { mkdir -p "$work/$1" && echo '{"private": true}' > "$work/$1/package.json"; }
+# A scratch project: a copy of the clients' project (timestamps kept, so
+# npm sees them installed and builds nothing again), to which the test
+# adds sqlite-cuckoo: a project with better-sqlite3, sqlite3 and the
+# package, resolved by node as in any project (no NODE_PATH).
+project() {
+  mkdir -p "$work/$1" &&
+    cp -a "$nc/package.json" "$nc/package-lock.json" "$nc/node_modules" "$work/$1/"
+}
 project path
 rm -rf bindings/node/build
 check "npm install <repository>/bindings/node" \
@@ -110,14 +121,14 @@ check "a version other than the source's: exit $rc, [$out]" [ $rc != 0 -a "$out"
 
 # 3. The client test, on each install.
 export CUCKOO_VERSION=$version
-count env NODE_PATH="$work/path/node_modules:$nc/node_modules" \
-  node tests/node/client_test.js path bindings/node/build
-count env NODE_PATH="$work/tarball/node_modules:$nc/node_modules" \
-  node tests/node/client_test.js tarball "$work/tarball/node_modules/sqlite-cuckoo/build"
+for p in path tarball; do
+  cp tests/node/client_test.js "$work/$p/"
+done
+count sh -c "cd '$work/path' && node client_test.js path '$root/bindings/node/build'"
+count sh -c "cd '$work/tarball' && node client_test.js tarball node_modules/sqlite-cuckoo/build"
 
 # 4. The snippets.
-count env NODE_PATH="$work/tarball/node_modules:$nc/node_modules" \
-  node tests/node/snippets_test.js "$work/snippets" docs/clients.md README.md \
+count node tests/node/snippets_test.js "$work/tarball/snippets" docs/clients.md README.md \
     bindings/node/README.md
 
 echo "$pass passed, $fail failed"

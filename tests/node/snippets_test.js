@@ -2,15 +2,15 @@
 // prints what the page says it prints.
 // Copyright (c) 2026 the cuckoo authors. MIT License: see LICENSE.
 //
-//   NODE_PATH=... node tests/node/snippets_test.js DIR FILE.md...
+//   node tests/node/snippets_test.js DIR FILE.md...
 //
-// Each block is written to DIR and run with node in the repository's root
-// (where `make` leaves ./cuckoo.so), with the caller's NODE_PATH (the
-// scratch project with sqlite-cuckoo, and the npm clients). Its expected
-// output is the ```text block right after it (only blank lines between),
-// else the trailing `// ...` comments of its console.log lines, one line
-// each, in order; a block with neither fails. Prints "ok: ..." /
-// "FAILED: ..." lines and, last, "js blocks: N" per file.
+// Each block is written to DIR, a folder inside a project that has the
+// clients and sqlite-cuckoo (so that its require() calls find them), and
+// run with node in the repository's root (where `make` leaves
+// ./cuckoo.so). Its expected output is the ```text block right after it
+// (only blank lines between), else the trailing `// ...` comments of its
+// console.log lines, one line each, in order; a block with neither fails.
+// Prints "ok: ..." / "FAILED: ..." lines and "js blocks: N" per file.
 'use strict';
 
 const { execFileSync, spawnSync } = require('child_process');
