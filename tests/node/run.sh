@@ -76,8 +76,8 @@ esac
 # adds sqlite-cuckoo: a project with better-sqlite3, sqlite3 and the
 # package, resolved by node as in any project (no NODE_PATH).
 project() {
-  mkdir -p "$work/$1" &&
-    cp -a "$nc/package.json" "$nc/package-lock.json" "$nc/node_modules" "$work/$1/"
+  mkdir -p "$work/$1" && cp -a "$nc/package.json" "$nc/node_modules" "$work/$1/" &&
+    if [ -f "$nc/package-lock.json" ]; then cp -a "$nc/package-lock.json" "$work/$1/"; fi
 }
 project path
 rm -rf bindings/node/build
