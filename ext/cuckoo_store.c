@@ -1561,7 +1561,14 @@ static void ckst_prefetch(const ckstore *p, uint64_t hash) {
   }
 }
 
+static int ckst_drain_pending(ckstore *p);
+
+/* Nothing pending is the common case of every operation. */
 int ckst_drain(ckstore *p) {
+  return p->nPend ? ckst_drain_pending(p) : SQLITE_OK;
+}
+
+static int ckst_drain_pending(ckstore *p) {
   uint32_t i, n = p->nPend;
   unsigned nDiscard = p->nDiscard;
   int rc = SQLITE_OK;
