@@ -29,7 +29,8 @@ CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
 EXTSRC  := $(wildcard ext/*.c)
 EXTHDR  := $(wildcard ext/*.h)
-CORESRC := ext/cuckoo_filter.c
+CORESRC := ext/cuckoo_codec.c ext/cuckoo_hash.c ext/cuckoo_filter.c \
+           ext/cuckoo_batch.c
 CTESTS  := $(patsubst tests/%.c,build/%,$(wildcard tests/*_test.c))
 ATESTS  := $(patsubst tests/%.c,build/asan/%,$(wildcard tests/*_test.c))
 # The core test once more built with -DCF_NO_SIMD: on an AVX-512 machine the

@@ -13,7 +13,8 @@
 set -eu
 cd "$(dirname "$0")/../ext"
 
-FILES="cuckoo_filter.c cuckoo_sqlutil.c cuckoo_func.c cuckoo_agg.c \
+FILES="cuckoo_codec.c cuckoo_hash.c cuckoo_filter.c cuckoo_batch.c \
+cuckoo_sqlutil.c cuckoo_func.c cuckoo_agg.c \
 cuckoo_store.c cuckoo_vtab.c cuckoo.c"
 VERSION=$(sed -n 's/^#define CUCKOO_VERSION "\(.*\)"$/\1/p' cuckoo.h)
 

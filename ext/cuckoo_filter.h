@@ -170,8 +170,6 @@ typedef struct cf_key {
 CUCKOO_PRIVATE unsigned cf_fp_bits_for(double error_rate, unsigned bucket_size);
 /* The fewest fingerprint bits cf_params_for() gives: 7 for b = 2, else 5. */
 CUCKOO_PRIVATE unsigned cf_min_fp_bits(unsigned bucket_size);
-CUCKOO_PRIVATE uint64_t cf_buckets_for(uint64_t capacity, unsigned bucket_size,
-                                       unsigned fp_bits);
 CUCKOO_PRIVATE int cf_params_for(cf_params *p, uint64_t capacity,
                                  double error_rate, unsigned bucket_size,
                                  uint64_t seed);
@@ -286,16 +284,16 @@ CUCKOO_PRIVATE void cf_region_set(const cf_params *p, uint8_t *t, size_t size,
                                   uint64_t j, const uint32_t *fps);
 
 /*
-** Callback stores: the same algorithms over buckets kept elsewhere (the
-** virtual table keeps them in blocks of a shadow table).  read fills
+** Callback stores: the insertion algorithm over buckets kept elsewhere
+** (the virtual table keeps them in blocks of a shadow table; it looks
+** items up and removes them through block views, below).  read fills
 ** fps[0..b-1] with bucket i's fingerprints; write stores them (the
 ** store encodes, e.g. with cf_region_set).  Both return 0 on success,
 ** nonzero on error (the store keeps its own error code in ctx); a write
 ** that fails must leave the bucket as it was.  The operation then
 ** returns CF_IOERR, having undone its displacements (as far as the store
-** lets it write).  These do not track an item count: the caller does.
-** Insert returns CF_OK, CF_FULL, CF_TOO_MANY or CF_IOERR; remove CF_OK,
-** CF_NOTFOUND or CF_IOERR; contains CF_OK (with *pFound) or CF_IOERR.
+** lets it write).  It does not track an item count: the caller does.
+** Returns CF_OK, CF_FULL, CF_TOO_MANY or CF_IOERR.
 */
 typedef struct cf_store {
   void *ctx;
@@ -303,10 +301,6 @@ typedef struct cf_store {
   int (*write)(void *ctx, uint32_t bucket, const uint32_t *fps);
 } cf_store;
 CUCKOO_PRIVATE int cf_store_insert(const cf_params *p, const cf_store *st,
-                                   cf_key k);
-CUCKOO_PRIVATE int cf_store_contains(const cf_params *p, const cf_store *st,
-                                     cf_key k, int *pFound);
-CUCKOO_PRIVATE int cf_store_remove(const cf_params *p, const cf_store *st,
                                    cf_key k);
 
 /*
@@ -338,7 +332,7 @@ CUCKOO_PRIVATE double cf_expected_fpr(const cf_filter *f);
 CUCKOO_PRIVATE uint64_t cf_get_u64(const uint8_t *p);
 CUCKOO_PRIVATE void cf_put_u64(uint8_t *p, uint64_t v);
 
-/* The load factor cf_buckets_for() plans for large filters of this bucket
+/* The load factor cf_params_for() plans for large filters of this bucket
 ** size and fingerprint width (before its small-table margin).  The
 ** aggregates start their exact sizing from it. */
 CUCKOO_PRIVATE double cf_load_target(unsigned bucket_size, unsigned fp_bits);
@@ -352,7 +346,7 @@ CUCKOO_PRIVATE double cf_load_target(unsigned bucket_size, unsigned fp_bits);
 ** tests compile into the caller's loop, with no call and no branch on
 ** the geometry; other geometries call cf_contains().  The helpers below
 ** are the core's own arithmetic (the format's hash, key split and
-** alternate bucket), shared with cuckoo_filter.c so that there is one
+** alternate bucket), shared with the core's files so that there is one
 ** copy of each; they are not API.
 */
 #if defined(__GNUC__) || defined(__clang__)
@@ -375,7 +369,7 @@ CF_INLINE uint64_t cf_rotl64(uint64_t x, unsigned r) {
 }
 
 /* XXH3-64 of 8 bytes in closed form, key = the seed's key (see
-** cf_hash_int() in cuckoo_filter.c). */
+** cf_hash_int() in cuckoo_hash.c). */
 CF_INLINE uint64_t cf_xxh3_8(uint64_t v, uint64_t key) {
   uint64_t h = cf_rotl64(v, 32) ^ key;
   h ^= cf_rotl64(h, 49) ^ cf_rotl64(h, 24);

@@ -1,7 +1,7 @@
 /*
 ** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
 **
-** occupancy_bench.c: where the cost of the core filter (ext/cuckoo_filter.c)
+** occupancy_bench.c: where the cost of the core filter (ext/cuckoo_filter.h)
 ** grows as a filter fills, the paper's insert-throughput and
 ** lookup-throughput plots redrawn from our own runs.
 **

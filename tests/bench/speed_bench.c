@@ -1,7 +1,7 @@
 /*
 ** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
 **
-** speed_bench.c: speed and space of the core filter (ext/cuckoo_filter.c),
+** speed_bench.c: speed and space of the core filter (ext/cuckoo_filter.h),
 ** plain and semi-sorted, next to the paper authors' C++ implementation
 ** (a reference table measured on a machine of this kind).
 **

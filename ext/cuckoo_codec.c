@@ -1,0 +1,38 @@
+/*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
+** cuckoo_codec.c: the bucket codecs out of line (see cuckoo_bucket.h
+** for them inline): buckets of any region laid out like the bucket array,
+** the word-level decoder behind cf_bucket_get(), the little-endian
+** helpers, and the one copy of the semi-sorted decode table.  No SQLite,
+** no allocation.
+*/
+#include "cuckoo_bucket.h"
+
+#include "cuckoo_sstable.h"
+
+uint64_t cf_get_u64(const uint8_t *p) { return cf_ld64(p); }
+
+void cf_put_u64(uint8_t *p, uint64_t v) { cf_st64(p, v); }
+
+void cf_region_get(const cf_params *p, const uint8_t *t, size_t size,
+                   uint64_t j, uint32_t *fps) {
+  if (p->flags & CF_FLAG_SEMISORT) {
+    cf_ss_read(t, size, p->fp_bits, j, fps);
+  } else {
+    cf_plain_read(t, size, p->bucket_size, p->fp_bits, j, fps);
+  }
+}
+
+void cf_region_set(const cf_params *p, uint8_t *t, size_t size, uint64_t j,
+                   const uint32_t *fps) {
+  if (p->flags & CF_FLAG_SEMISORT) {
+    cf_ss_write(t, size, p->fp_bits, j, fps);
+  } else {
+    cf_plain_write(t, size, p->bucket_size, p->fp_bits, j, fps);
+  }
+}
+
+void cf_bucket_get(const cf_filter *f, uint32_t i, uint32_t *fps) {
+  cf_read(f, i, fps);
+}

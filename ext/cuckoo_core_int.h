@@ -1,0 +1,172 @@
+/*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
+** cuckoo_core_int.h: the core's internal declarations, shared by its
+** files and by no one else (private: the SQL layer includes only
+** cuckoo_filter.h).  No SQLite.
+**
+** The core's files, in dependency order (dist/amalgamate.sh pastes them
+** so):
+**   cuckoo_bucket.h   bit fields, bucket codecs, bucket words, decoded
+**                     buckets (inline)
+**   cuckoo_codec.c    the codecs out of line: regions (cf_region_get/set)
+**                     and the semi-sorted decode table
+**   cuckoo_hash.c     hashing items (XXH3) and the key split
+**   cuckoo_filter.c   the filter: parameters, header, the single-item
+**                     operations and the insertion walk, block views,
+**                     callback stores, merge
+**   cuckoo_batch.c    batches of items: the grouped key pipeline with
+**                     prefetch, and the AVX-512 loops
+** This header holds what two of them share: the single-item steps that
+** both the filter's operations and the batch loops compile inline (a
+** lookup in two buckets, placing into a free slot, removing), and the
+** out-of-line functions one file defines for another.
+*/
+#ifndef CUCKOO_CORE_INT_H
+#define CUCKOO_CORE_INT_H
+
+#include "cuckoo_bucket.h"
+
+/* The XXH3 key of INTEGER items under seed (cuckoo_hash.c; cf_setup()
+** keeps it in cf_filter for the inline cf_contains_int()). */
+CUCKOO_PRIVATE uint64_t cf_int_key(uint64_t seed);
+
+/* The slow path of an insert (cuckoo_filter.c), kept out of line: the
+** insertion walk for fp when both its buckets i1 and i2 are full.
+** CF_OK, CF_FULL or CF_TOO_MANY; on failure nothing changed. */
+CUCKOO_PRIVATE int cf_kick(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp);
+
+/* The header's item count, written from f->count. */
+CF_INLINE void cf_write_count(cf_filter *f) { cf_st64(f->blob + 24, f->count); }
+
+/* ---------------------------------------------------------------------
+** Single-item steps shared by the operations and the batches
+*/
+
+/* Bucket access modes, for code specialized on one of them. */
+#define CF_MODE_ANY 0  /* decided per call from f->x.swar / f->x.ssword */
+#define CF_MODE_SWAR 1 /* plain bucket words */
+#define CF_MODE_SS 2   /* semi-sorted bucket words */
+#define CF_MODE_BITS 3 /* field by field */
+
+/* Is fp in bucket i1 or i2?  (No need to skip i2 == i1 here.) */
+CF_INLINE int cf_has_m(const cf_filter *f, int mode, uint32_t i1, uint32_t i2,
+                       uint32_t fp) {
+  if (mode == CF_MODE_ANY) {
+    mode = f->x.swar ? CF_MODE_SWAR : f->x.ssword ? CF_MODE_SS : CF_MODE_BITS;
+  }
+  if (mode == CF_MODE_SWAR) {
+    uint64_t pat = fp * f->x.lo;
+    return (cf_zero_fields(f, cf_word_raw(f, i1) ^ pat) |
+            cf_zero_fields(f, cf_word_raw(f, i2) ^ pat)) != 0;
+  }
+  if (mode == CF_MODE_SS) {
+    return (cf_ss_match(f, cf_word_raw(f, i1), fp) |
+            cf_ss_match(f, cf_word_raw(f, i2), fp)) != 0;
+  }
+  return cf_find(f, i1, fp) >= 0 || (i2 != i1 && cf_find(f, i2, fp) >= 0);
+}
+
+/*
+** A free slot in bucket i takes fp: 1 if it did.  The same slot as
+** cf_place_x() would choose: the lowest free slot of a plain bucket; a
+** semi-sorted bucket has a free slot iff its smallest fingerprint is 0.
+*/
+CF_INLINE int cf_put_free(cf_filter *f, uint32_t i, uint32_t fp) {
+  if (f->x.swar) {
+    unsigned sh;
+    size_t at = cf_win(f, i, &sh);
+    uint64_t v = cf_ld64(f->table + at);
+    uint64_t z = cf_zero_fields(f, v >> sh);
+    if (z == 0) return 0;
+    /* the field is zero: OR the fingerprint in */
+    cf_st64(
+        f->table + at,
+        v | ((uint64_t)fp << (sh + cf_slot_at(f, (unsigned)__builtin_ctzll(z)) *
+                                       f->p.fp_bits)));
+    return 1;
+  }
+  if (f->x.ssword) {
+    uint64_t w = cf_word_raw(f, i);
+    uint32_t a[4];
+    unsigned mFree = cf_ss_free(f, w);
+    if (!mFree) return 0;
+    cf_ss_unpack(f, w, a);
+    cf_ss_add(a, mFree, fp);
+    cf_word_put(f, i, cf_ss_pack(f, a));
+    return 1;
+  }
+  {
+    uint32_t a[CF_MAX_BUCKET_SIZE];
+    int s;
+    cf_read(f, i, a);
+    if ((s = cf_slot_of(a, f->p.bucket_size, 0)) < 0) return 0;
+    a[s] = fp;
+    cf_write(f, i, a);
+    return 1;
+  }
+}
+
+/* Insert without updating the header's count (batches write it once). */
+CF_INLINE int cf_place(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
+  int rc;
+  if (f->count >= f->p.nbuckets * f->p.bucket_size) return CF_FULL;
+  if (cf_put_free(f, i1, fp) || (i2 != i1 && cf_put_free(f, i2, fp))) {
+    f->count++;
+    return CF_OK;
+  }
+  rc = cf_kick(f, i1, i2, fp);
+  if (rc == CF_OK) f->count++;
+  return rc;
+}
+
+/* Clear one copy of fp from bucket i1, else from i2: CF_OK, CF_NOTFOUND
+** or CF_CORRUPT (a copy found while the count is 0).  The header's count
+** is left to the caller. */
+CF_INLINE int cf_unplace(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
+  uint32_t i = i1;
+  if (f->x.swar) {
+    uint64_t pat = fp * f->x.lo, v, z;
+    unsigned sh;
+    size_t at = cf_win(f, i, &sh);
+    v = cf_ld64(f->table + at);
+    z = cf_zero_fields(f, (v >> sh) ^ pat);
+    if (z == 0 && i2 != i1) {
+      at = cf_win(f, i = i2, &sh);
+      v = cf_ld64(f->table + at);
+      z = cf_zero_fields(f, (v >> sh) ^ pat);
+    }
+    if (z == 0) return CF_NOTFOUND;
+    if (f->count == 0) return CF_CORRUPT;
+    sh += cf_slot_at(f, (unsigned)__builtin_ctzll(z)) * f->p.fp_bits;
+    cf_st64(f->table + at, v & ~(f->fp_mask << sh));
+  } else if (f->x.ssword) {
+    /* the bucket without slot s, sorted again (for a sorted bucket: 0,
+    ** then the others in order; a crafted bucket may be unsorted) */
+    uint32_t a[4];
+    uint64_t w = cf_word_raw(f, i);
+    unsigned mm = cf_ss_match(f, w, fp);
+    if (mm == 0 && i2 != i1)
+      mm = cf_ss_match(f, w = cf_word_raw(f, i = i2), fp);
+    if (mm == 0) return CF_NOTFOUND;
+    if (f->count == 0) return CF_CORRUPT;
+    cf_ss_unpack(f, w, a);
+    a[__builtin_ctz(mm)] = 0;
+    cf_sort4(a);
+    cf_word_put(f, i, cf_ss_pack(f, a));
+  } else {
+    uint32_t a[CF_MAX_BUCKET_SIZE];
+    int s = cf_find(f, i, fp);
+    if (s < 0) {
+      if (i2 == i1 || (s = cf_find(f, i = i2, fp)) < 0) return CF_NOTFOUND;
+    }
+    if (f->count == 0) return CF_CORRUPT;
+    cf_read(f, i, a);
+    a[s] = 0;
+    cf_write(f, i, a);
+  }
+  f->count--;
+  return CF_OK;
+}
+
+#endif /* CUCKOO_CORE_INT_H */
