@@ -26,19 +26,6 @@
 
 #include "cuckoo_filter.h"
 
-/*
-** Linkage of the core's shared data (the semi-sorted decode table): like
-** CUCKOO_PRIVATE, hidden in a shared build and file-local in the
-** amalgamation (which defines CUCKOO_AMALGAMATION first).
-*/
-#ifdef CUCKOO_AMALGAMATION
-#define CF_DATA_DECL static
-#define CF_DATA_DEF static
-#else
-#define CF_DATA_DECL extern CUCKOO_HIDDEN
-#define CF_DATA_DEF CUCKOO_HIDDEN
-#endif
-
 /* Semi-sorted codes: 3876 of them; entry `code` of cf_ss_decode (defined
 ** in cuckoo_codec.c from cuckoo_sstable.h) is its four nibbles, n0 |
 ** n1 << 4 | n2 << 8 | n3 << 12; the 222 entries past the last code are 0. */

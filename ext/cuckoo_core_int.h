@@ -31,6 +31,10 @@
 ** keeps it in cf_filter for the inline cf_contains_int()). */
 CUCKOO_PRIVATE uint64_t cf_int_key(uint64_t seed);
 
+/* 1 if cf_alt_tab (cuckoo_filter.h) is filled and holds every
+** fingerprint of fp_bits bits (cuckoo_hash.c). */
+CUCKOO_PRIVATE int cf_alt_tab_usable(unsigned fp_bits);
+
 /* The slow path of an insert (cuckoo_filter.c), kept out of line: the
 ** insertion walk for fp when both its buckets i1 and i2 are full.
 ** CF_OK, CF_FULL or CF_TOO_MANY; on failure nothing changed. */

@@ -178,6 +178,9 @@ static void cf_setup(cf_filter *f, uint8_t *buf) {
   f->x.swar = 0;
   f->x.ssword = 0;
   f->x.wide = 0;
+  f->x.top_bytes = 0;
+  f->x.top_lo = f->x.top_hi = 0;
+  f->x.alt_small = cf_alt_tab_usable(fb);
   f->x.lo = f->x.hi = f->x.ss_lo = f->x.ss_hi = f->x.ss_m7 = f->x.ss_gmul = 0;
   f->x.bucket_mask = cf_width_mask(f->bucket_bits);
   f->x.win_last = f->table_size >= 8 ? f->table_size - 8 : 0;
@@ -204,6 +207,14 @@ static void cf_setup(cf_filter *f, uint8_t *buf) {
           f->x.ss_gmul |= (uint64_t)1 << (3 * (k - 1) - t * (k - 1));
       }
     }
+  }
+  /* Whole-byte plain buckets for the inline lookup (cuckoo_filter.h). */
+  if (!f->semisort && f->bucket_bits % 8 == 0 && f->bucket_bits <= 64) {
+    unsigned s, up = 64 - f->bucket_bits;
+    f->x.top_bytes = f->bucket_bits / 8;
+    for (s = 0; s < f->p.bucket_size; s++)
+      f->x.top_lo |= (uint64_t)1 << (s * fb + up);
+    f->x.top_hi = f->x.top_lo << (fb - 1);
   }
 #ifdef __SIZEOF_INT128__
   /* Wider plain buckets: one 128-bit window (see "Wide bucket words"). */
@@ -593,6 +604,7 @@ int cf_view_init(cf_filter *f, const cf_params *p, uint32_t nbuckets) {
   memset(f, 0, sizeof(*f));
   f->p = q;
   cf_setup(f, dummy);
+  f->x.top_bytes = 0; /* a region has no header before it */
   f->blob = 0;
   f->table = 0;
   return CF_OK;

@@ -73,6 +73,20 @@
 #define CUCKOO_PRIVATE CUCKOO_HIDDEN
 #endif
 
+/*
+** Linkage of the core's shared data (the semi-sorted decode table, the
+** alternate-bucket table below): like CUCKOO_PRIVATE, hidden in a shared
+** build and file-local in the amalgamation (which defines
+** CUCKOO_AMALGAMATION first).
+*/
+#ifdef CUCKOO_AMALGAMATION
+#define CF_DATA_DECL static
+#define CF_DATA_DEF static
+#else
+#define CF_DATA_DECL extern CUCKOO_HIDDEN
+#define CF_DATA_DEF CUCKOO_HIDDEN
+#endif
+
 #define CF_MAGIC "CKOO"
 #define CF_VERSION 1
 #define CF_HEADER_SIZE 40
@@ -119,7 +133,11 @@ typedef struct cf_params {
 ** most 57 bits is one unaligned 64-bit load (the window is moved back to
 ** the array's last 8 bytes at its end).  swar: plain buckets of b*f <= 57
 ** bits; ssword: semi-sorted buckets of 4f-4 <= 57 bits (f <= 15); both
-** need an array of >= 8 bytes.
+** need an array of >= 8 bytes.  top_bytes: plain buckets of a whole number
+** of bytes, at most 8 (b*f = 16, 24, ..., 64), read by the inline lookup
+** as the 8 bytes that end where the bucket ends, the bucket in the top
+** bits; at the array's start that window reaches back into the header, so
+** only filters in BLOB layout use it (cf_view_init() leaves it 0).
 */
 typedef struct cf_fast {
   int swar;             /* 1 if lo and hi are in use */
@@ -135,6 +153,10 @@ typedef struct cf_fast {
   unsigned slot_recip;  /* ceil(2^16 / f): slot of a bit is bit*recip >> 16 */
   uint64_t key_int;     /* XXH3 key of INTEGER items under this seed */
   int wide;             /* plain buckets of 58..121 bits: 128-bit windows */
+  unsigned top_bytes;   /* plain buckets of 2..8 whole bytes: their bytes */
+  uint64_t top_lo;      /* lo, moved to the top of a 64-bit word */
+  uint64_t top_hi;      /* hi, likewise */
+  int alt_small;        /* f <= CF_ALT_TAB_BITS and cf_alt_tab is filled */
 } cf_fast;
 
 /* A filter: a view of a caller-owned buffer in BLOB layout. */
@@ -220,7 +242,15 @@ CUCKOO_PRIVATE uint32_t cf_alt_bucket(uint64_t nbuckets, uint32_t i,
 ** on failure the filter is unchanged.  cf_remove: CF_OK, CF_NOTFOUND or
 ** CF_CORRUPT (a fingerprint found while the header count is 0). */
 CUCKOO_PRIVATE int cf_insert(cf_filter *f, cf_key k);
-CUCKOO_PRIVATE int cf_contains(const cf_filter *f, cf_key k);
+/* cf_contains() only reads (CF_PURE): a loop around the inline lookups
+** below, which call it for the geometries they do not handle, can keep the
+** filter's fields in registers across the call. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CF_PURE __attribute__((pure))
+#else
+#define CF_PURE
+#endif
+CUCKOO_PRIVATE CF_PURE int cf_contains(const cf_filter *f, cf_key k);
 CUCKOO_PRIVATE int cf_remove(cf_filter *f, cf_key k);
 
 /*
@@ -341,10 +371,12 @@ CUCKOO_PRIVATE double cf_load_target(unsigned bucket_size, unsigned fp_bits);
 ** The single-item lookup, inline.  cf_contains_hash(f, hash) is
 ** cf_contains(f, cf_key_of(f, hash)) and cf_contains_int(f, v) is
 ** cf_contains_hash(f, cf_hash_int(f->p.seed, v)): the same answers, but
-** for plain buckets of at most 57 bits (b = 4 with f <= 14, b = 2 with
-** f <= 28) the hash, the key split, the alternate bucket and both bucket
-** tests compile into the caller's loop, with no call and no branch on
-** the geometry; other geometries call cf_contains().  The helpers below
+** for plain buckets of at most 64 bits that are whole bytes (b = 4 with
+** f = 4, 6, ... 16, b = 2 with f = 8, 12, ... 32, b = 8 with f <= 8) or
+** of at most 57 bits (b = 4 with f <= 14, b = 2 with f <= 28) the hash,
+** the key split, the alternate bucket and both bucket tests compile into
+** the caller's loop, with no call; other geometries call cf_contains().  The
+*helpers below
 ** are the core's own arithmetic (the format's hash, key split and
 ** alternate bucket), shared with the core's files so that there is one
 ** copy of each; they are not API.
@@ -403,10 +435,46 @@ CF_INLINE cf_key cf_split(uint64_t nbuckets, uint64_t fp_mask, uint64_t hash) {
   return k;
 }
 
-/* The alternate bucket (frozen by the format): an involution for every m. */
+/*
+** The mixed high half of a fingerprint, the input of the alternate
+** bucket's reduction: (uint32_t)(cf_mix64(fp) >> 32), computed with two
+** fewer steps (for fp < 2^32 the mixer's first xorshift changes nothing,
+** and its last one changes only the low 32 bits, which >> 32 drops).
+*/
+CF_INLINE uint32_t cf_alt_mix(uint32_t fp) {
+  uint64_t x = (uint64_t)fp * 0xff51afd7ed558ccdULL;
+  x = (x ^ (x >> 33)) * 0xc4ceb9fe1a85ec53ULL;
+  return (uint32_t)(x >> 32);
+}
+
+/*
+** cf_alt_mix() of every fingerprint of at most CF_ALT_TAB_BITS bits (the
+** default error rate gives 13), filled once when the program or library
+** is loaded (cuckoo_hash.c; compilers without constructors leave it
+** unused): the inline lookups read it instead of three dependent
+** multiplications.  32 KB.
+*/
+#define CF_ALT_TAB_BITS 13
+CF_DATA_DECL uint32_t cf_alt_tab[1u << CF_ALT_TAB_BITS];
+
+/* The alternate bucket (frozen by the format): an involution for every m.
+** i2 = (H(fp) - i) mod m with H(fp) = cf_reduce(cf_mix64(fp) >> 32, m);
+** cf_alt_from() takes cf_alt_mix(fp).  The wrap (H < i) adds m without a
+** branch. */
+CF_INLINE uint32_t cf_alt_from(uint64_t nbuckets, uint32_t i, uint32_t mix) {
+  uint32_t h = cf_reduce(mix, nbuckets);
+  /* modulo 2^32: h - i + m is the true h + m - i (< 2^32) */
+  return h - i + ((uint32_t)nbuckets & (0u - (uint32_t)(h < i)));
+}
+
 CF_INLINE uint32_t cf_alt(uint64_t nbuckets, uint32_t i, uint32_t fp) {
-  uint32_t h = cf_reduce((uint32_t)(cf_mix64(fp) >> 32), nbuckets);
-  return h >= i ? h - i : (uint32_t)(h + nbuckets - i);
+  return cf_alt_from(nbuckets, i, cf_alt_mix(fp));
+}
+
+/* cf_alt() for filter f, from the table when f's fingerprints fit it. */
+CF_INLINE uint32_t cf_alt_of(const cf_filter *f, uint32_t i, uint32_t fp) {
+  return cf_alt_from(f->p.nbuckets, i,
+                     f->x.alt_small ? cf_alt_tab[fp] : cf_alt_mix(fp));
 }
 
 /* Offset of bucket i's 8-byte window; *pShift = the bucket's first bit
@@ -439,10 +507,26 @@ CF_INLINE unsigned cf_slot_at(const cf_filter *f, unsigned pos) {
   return (pos * f->x.slot_recip) >> 16;
 }
 
+/* Nonzero iff a slot field of plain bucket i (of f->x.top_bytes bytes)
+** holds fingerprint fp; pat = fp * f->x.top_lo.  The 8 bytes that end
+** with the bucket hold it in their top bits; the bits below belong to
+** earlier buckets (or the header) and do not matter: borrows travel only
+** upward, and top_hi has no bit there. */
+CF_INLINE uint64_t cf_top_has(const cf_filter *f, uint32_t i, uint64_t pat) {
+  uint64_t x = cf_ld64(f->table + ((size_t)i + 1) * f->x.top_bytes - 8) ^ pat;
+  return (x - f->x.top_lo) & ~x;
+}
+
 CF_INLINE int cf_contains_hash(const cf_filter *f, uint64_t hash) {
   cf_key k = cf_split(f->p.nbuckets, f->fp_mask, hash);
+  if (f->x.top_bytes) {
+    uint32_t i2 = cf_alt_of(f, k.i1, k.fp);
+    uint64_t pat = k.fp * f->x.top_lo;
+    return ((cf_top_has(f, k.i1, pat) | cf_top_has(f, i2, pat)) &
+            f->x.top_hi) != 0;
+  }
   if (f->x.swar) {
-    uint32_t i2 = cf_alt(f->p.nbuckets, k.i1, k.fp);
+    uint32_t i2 = cf_alt_of(f, k.i1, k.fp);
     uint64_t pat = k.fp * f->x.lo;
     return (cf_zero_fields(f, cf_word_raw(f, k.i1) ^ pat) |
             cf_zero_fields(f, cf_word_raw(f, i2) ^ pat)) != 0;

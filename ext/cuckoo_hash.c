@@ -41,6 +41,23 @@ CF_INLINE uint64_t cf_xxh3_key8(uint64_t seed) {
 
 uint64_t cf_int_key(uint64_t seed) { return cf_xxh3_key8(seed ^ CF_KIND_INT); }
 
+/* cf_alt_tab (cuckoo_filter.h), and whether it is filled. */
+CF_DATA_DEF uint32_t cf_alt_tab[1u << CF_ALT_TAB_BITS];
+static int cf_alt_tab_ready;
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((constructor)) static void cf_alt_tab_fill(void) {
+  uint32_t fp;
+  for (fp = 0; fp < (1u << CF_ALT_TAB_BITS); fp++)
+    cf_alt_tab[fp] = cf_alt_mix(fp);
+  cf_alt_tab_ready = 1;
+}
+#endif
+
+int cf_alt_tab_usable(unsigned fp_bits) {
+  return cf_alt_tab_ready && fp_bits <= CF_ALT_TAB_BITS;
+}
+
 uint64_t cf_hash_int(uint64_t seed, int64_t v) {
   return cf_xxh3_8((uint64_t)v, cf_int_key(seed));
 }

@@ -1439,6 +1439,18 @@ static void test_hash_forms(void) {
     }
   }
   CHECKF(nBad == 0, "%llu hashes differ from XXH3", (unsigned long long)nBad);
+  /* the alternate bucket's shortened mixer and its table (filled when the
+  ** program starts) against the format's cf_mix64() */
+  for (nBad = 0, j = 0; j < (1u << CF_ALT_TAB_BITS); j++) {
+    nBad += cf_alt_mix((uint32_t)j) != (uint32_t)(cf_mix64(j) >> 32);
+    nBad += cf_alt_tab[j] != (uint32_t)(cf_mix64(j) >> 32);
+  }
+  for (i = 0; i < 100000; i++) {
+    uint32_t fp = (uint32_t)rnd(&r);
+    nBad += cf_alt_mix(fp) != (uint32_t)(cf_mix64(fp) >> 32);
+  }
+  CHECKF(nBad == 0, "%llu alternate-bucket mixes differ",
+         (unsigned long long)nBad);
   for (n = 0; n <= 301; n += (n < 40 ? 1 : 37)) {
     uint64_t seed = rnd(&r);
     for (j = 0; j < n; j++)
@@ -1726,6 +1738,20 @@ static void test_batch(void) {
     size_t i;
     for (i = 0; i < sizeof(aF) / sizeof(aF[0]); i++) {
       batch_vs_single(777, b, aF[i], 0, 30 + i);
+    }
+  }
+  /* plain buckets of whole bytes (the inline lookup reads the 8 bytes
+  ** that end with the bucket), also in tables shorter than 8 bytes, where
+  ** that window reaches back into the header */
+  {
+    static const unsigned aW[][2] = {{2, 8},  {2, 12}, {2, 16}, {2, 24},
+                                     {8, 5},  {8, 6},  {8, 7},  {8, 8},
+                                     {4, 16}, {2, 32}};
+    size_t i;
+    for (i = 0; i < sizeof(aW) / sizeof(aW[0]); i++) {
+      batch_vs_single(333, aW[i][0], aW[i][1], 0, 50 + i);
+      batch_vs_single(1, aW[i][0], aW[i][1], 0, 70 + i);
+      batch_vs_single(3, aW[i][0], aW[i][1], 0, 90 + i);
     }
   }
   /* tables of fewer than 8 bytes (no bucket words) */
