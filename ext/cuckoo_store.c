@@ -43,7 +43,8 @@ static const char *const ckst_azShadow[] = {CKST_CONFIG, CKST_LEVELS,
 #define CKST_INSERT_BLOCK 5
 #define CKST_INSERT_LEVEL 6
 #define CKST_LAST_BLOCK 7
-#define CKST_NSTMT 8
+#define CKST_READ_LEVEL 8
+#define CKST_NSTMT 9
 
 /* (each entry parenthesized: clang -Wstring-concatenation) */
 static const char *const ckst_azSql[CKST_NSTMT] = {
@@ -60,6 +61,8 @@ static const char *const ckst_azSql[CKST_NSTMT] = {
                      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"),
     ("SELECT id FROM " CKST_TABLE(CKST_BLOCKS) " WHERE id>=?1 AND id<?2 "
                                                "ORDER BY id DESC LIMIT 1"),
+    ("SELECT id, data FROM " CKST_TABLE(CKST_BLOCKS) " WHERE id>=?1 AND "
+                                                     "id<?2 ORDER BY id"),
 };
 
 /* One level: a filter of its own geometry cut into blocks. */
@@ -72,6 +75,15 @@ typedef struct ckst_level {
   uint64_t nCountSaved; /* items as the levels row has them */
   int bCountDirty;      /* nCount differs from the levels row */
   cf_filter view;       /* a block of the level, for cf_view_*() */
+  /* The image: every block of the level in one array (blocks laid end to
+  ** end are the level's bucket array), so that the core's in-memory
+  ** lookup and batched insert work on the cached level directly.  Built
+  ** (ckst_level_image) when a bulk insert or many single block loads
+  ** need most of the level and it fits in half the cache budget; each
+  ** cached block of the level then points into it. */
+  uint8_t *aImg;  /* headers of nBlock blocks, CF header, blocks; or NULL */
+  cf_filter img;  /* the level as a filter over aImg (count unused) */
+  uint64_t nGot;  /* blocks of the level loaded one by one */
 } ckst_level;
 
 /* A hash a scan pinned to a level (see ckst_scan_hash). */
@@ -80,9 +92,8 @@ typedef struct ckst_pin {
   int iLevel; /* level + 1; 0: empty slot */
 } ckst_pin;
 
-/* A pending insert: the item's hash, and its value for messages. */
+/* A pending insert's value, for messages (its hash is in aPendHash). */
 typedef struct ckst_pend {
-  uint64_t h;
   int eType; /* SQLITE_INTEGER or SQLITE_FLOAT */
   union {
     sqlite3_int64 i;
@@ -90,12 +101,15 @@ typedef struct ckst_pend {
   } v;
 } ckst_pend;
 
-/* A cached block.  a[] holds the block's bytes. */
+/* A cached block: its bytes at a, right after this header (allocated
+** with it) or in its level's image (iImg: the level + 1; the header is
+** then part of the image's allocation too). */
 typedef struct ckst_block {
   uint64_t id;
   int bDirty;
   uint32_t nBytes;
-  uint8_t a[];
+  int iImg;
+  uint8_t *a;
 } ckst_block;
 
 struct ckstore {
@@ -133,7 +147,8 @@ struct ckstore {
   sqlite3_int64 nBlockRead; /* blocks read from the shadow table */
   int rcStore;              /* error code of a failed cf_store callback */
   sqlite3_value *pItem;     /* the item ckst_insert() is inserting */
-  ckst_pend *aPend;         /* pending inserts (ckst_insert_later()) */
+  uint64_t *aPendHash;      /* pending inserts' hashes (ckst_insert_later) */
+  ckst_pend *aPend;         /* and their values */
   uint32_t nPend, nPendAlloc;
   int iPendItem;     /* >= 0: the pending item being placed (messages) */
   int bDrainFailed;  /* the last drain failed: its items are pending */
@@ -590,21 +605,23 @@ static void ckst_cache_put(ckstore *p, ckst_block *b) {
   p->aSlot[i] = b;
 }
 
-/* Make room for one more entry (load factor at most 1/2). */
-static int ckst_cache_reserve(ckstore *p) {
+/* Make room for n more entries (load factor at most 1/2). */
+static int ckst_cache_reserve_n(ckstore *p, uint64_t n) {
   ckst_block **aOld = p->aSlot;
   uint32_t nOld = p->nSlot, i;
-  uint32_t nNew;
-  if ((uint64_t)(p->nEntry + 1) * 2 <= p->nSlot) return SQLITE_OK;
-  nNew = p->nSlot ? p->nSlot * 2 : 64;
-  if (nNew == 0) return SQLITE_NOMEM;
+  uint64_t nNew;
+  if ((p->nEntry + n) * 2 <= p->nSlot) return SQLITE_OK;
+  nNew = p->nSlot ? (uint64_t)p->nSlot * 2 : 64;
+  while (nNew < (p->nEntry + n) * 2)
+    nNew *= 2;
+  if (nNew > 0x80000000u) return SQLITE_NOMEM;
   p->aSlot = sqlite3_malloc64(sizeof(ckst_block *) * (uint64_t)nNew);
   if (p->aSlot == 0) {
     p->aSlot = aOld;
     return SQLITE_NOMEM;
   }
   memset(p->aSlot, 0, sizeof(ckst_block *) * (uint64_t)nNew);
-  p->nSlot = nNew;
+  p->nSlot = (uint32_t)nNew;
   for (i = 0; i < nOld; i++) {
     if (aOld[i]) ckst_cache_put(p, aOld[i]);
   }
@@ -612,13 +629,20 @@ static int ckst_cache_reserve(ckstore *p) {
   return SQLITE_OK;
 }
 
+static int ckst_cache_reserve(ckstore *p) { return ckst_cache_reserve_n(p, 1); }
+
 /* Drop every cached block, dirty ones included (callers flush first
 ** when the changes must be kept). */
 static void ckst_cache_clear(ckstore *p) {
   uint32_t i;
   for (i = 0; i < p->nSlot; i++) {
-    sqlite3_free(p->aSlot[i]);
+    if (p->aSlot[i] && !p->aSlot[i]->iImg) sqlite3_free(p->aSlot[i]);
     p->aSlot[i] = 0;
+  }
+  for (i = 0; i < CKST_MAX_LEVELS; i++) {
+    sqlite3_free(p->aLevel[i].aImg);
+    p->aLevel[i].aImg = 0;
+    p->aLevel[i].nGot = 0;
   }
   p->nEntry = 0;
   p->nCacheBytes = 0;
@@ -643,6 +667,27 @@ static int ckst_mark_dirty(ckstore *p, ckst_block *b) {
   return SQLITE_OK;
 }
 
+/* Copy column iCol of pStmt's row, block j of level iLevel, into a[]
+** after validating it (rule 6). */
+static int ckst_block_row(ckstore *p, sqlite3_stmt *pStmt, int iCol,
+                          int iLevel, uint64_t j, uint8_t *a, uint32_t nBytes) {
+  int eType = sqlite3_column_type(pStmt, iCol);
+  int n = sqlite3_column_bytes(pStmt, iCol);
+  const void *pData = sqlite3_column_blob(pStmt, iCol);
+  if (eType != SQLITE_BLOB) {
+    return ckst_corrupt_block(p, iLevel, j, "is %s, not a BLOB",
+                              ckst_type_name(eType));
+  }
+  if ((uint32_t)n != nBytes) {
+    return ckst_corrupt_block(p, iLevel, j, "has %d bytes, expected %u", n,
+                              nBytes);
+  }
+  if (pData == 0) return SQLITE_NOMEM;
+  memcpy(a, pData, nBytes);
+  p->nBlockRead++;
+  return SQLITE_OK;
+}
+
 /* Read block j of level iLevel from the shadow table into a[]. */
 static int ckst_read_block(ckstore *p, int iLevel, uint64_t j, uint8_t *a,
                            uint32_t nBytes) {
@@ -652,22 +697,7 @@ static int ckst_read_block(ckstore *p, int iLevel, uint64_t j, uint8_t *a,
   sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)CKST_ID(iLevel, j));
   rc = sqlite3_step(pStmt);
   if (rc == SQLITE_ROW) {
-    int eType = sqlite3_column_type(pStmt, 0);
-    int n = sqlite3_column_bytes(pStmt, 0);
-    const void *pData = sqlite3_column_blob(pStmt, 0);
-    if (eType != SQLITE_BLOB) {
-      rc = ckst_corrupt_block(p, iLevel, j, "is %s, not a BLOB",
-                              ckst_type_name(eType));
-    } else if ((uint32_t)n != nBytes) {
-      rc = ckst_corrupt_block(p, iLevel, j, "has %d bytes, expected %u", n,
-                              nBytes);
-    } else if (pData == 0) {
-      rc = SQLITE_NOMEM;
-    } else {
-      memcpy(a, pData, nBytes);
-      p->nBlockRead++;
-      rc = SQLITE_OK;
-    }
+    rc = ckst_block_row(p, pStmt, 0, iLevel, j, a, nBytes);
   } else if (rc == SQLITE_DONE) {
     rc = ckst_corrupt_block(p, iLevel, j, "is missing");
   } else {
@@ -678,6 +708,84 @@ static int ckst_read_block(ckstore *p, int iLevel, uint64_t j, uint8_t *a,
 }
 
 static int ckst_flush_blocks(ckstore *p);
+
+/*
+** Build the image of level iLevel (see ckst_level): the blocks not cached
+** are read with one range query (each row validated as ckst_read_block()
+** does), cached ones (which may hold unflushed changes) are copied in and
+** then point into it.  A level larger than half the cache budget, or
+** than the budget left, or an allocation that fails, gets no image: that
+** is no error (the blocks work one by one as before).  On an error
+** nothing changes.
+*/
+static int ckst_level_image(ckstore *p, int iLevel) {
+  ckst_level *pL = &p->aLevel[iLevel];
+  uint64_t nData = pL->nBlock * pL->nBytes, j, jNext = 0;
+  uint64_t nHead = pL->nBlock * sizeof(ckst_block);
+  sqlite3_int64 nAll = (sqlite3_int64)(nHead + CF_HEADER_SIZE + nData);
+  sqlite3_int64 nBudget = p->cacheKib * 1024;
+  sqlite3_stmt *pStmt = 0;
+  ckst_block *aHead;
+  uint8_t *aImg, *aData;
+  int rc;
+  if (pL->aImg) return SQLITE_OK;
+  if (nAll > nBudget / 2 || p->nCacheBytes + nAll > nBudget) return SQLITE_OK;
+  if (ckst_cache_reserve_n(p, pL->nBlock) != SQLITE_OK) return SQLITE_OK;
+  aImg = sqlite3_malloc64((sqlite3_uint64)nAll);
+  if (aImg == 0) return SQLITE_OK;
+  aHead = (ckst_block *)aImg;
+  aData = aImg + nHead + CF_HEADER_SIZE;
+  /* cannot fail: the level's geometry was checked */
+  (void)cf_init(&pL->img, &pL->p, aImg + nHead);
+  rc = ckst_stmt(p, CKST_READ_LEVEL, &pStmt);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)CKST_ID(iLevel, 0));
+    sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)CKST_ID(iLevel, pL->nBlock));
+    while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
+      j = (uint64_t)sqlite3_column_int64(pStmt, 0) & 0xffffffff;
+      if (j != jNext) break; /* block jNext is missing */
+      rc = ckst_cache_find(p, CKST_ID(iLevel, j))
+               ? SQLITE_OK
+               : ckst_block_row(p, pStmt, 1, iLevel, j,
+                                aData + j * pL->nBytes, pL->nBytes);
+      if (rc != SQLITE_OK) break;
+      jNext++;
+    }
+    if (rc == SQLITE_DONE || rc == SQLITE_ROW) {
+      rc = jNext == pL->nBlock
+               ? SQLITE_OK
+               : ckst_corrupt_block(p, iLevel, jNext, "is missing");
+    } else if (rc != SQLITE_OK && rc != SQLITE_CORRUPT_VTAB &&
+               rc != SQLITE_NOMEM) {
+      rc = ckst_sqlerr(p, rc);
+    }
+    sqlite3_reset(pStmt);
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_free(aImg);
+    return rc;
+  }
+  /* From here on nothing can fail. */
+  for (j = 0; j < pL->nBlock; j++) {
+    ckst_block *b = ckst_cache_find(p, CKST_ID(iLevel, j));
+    uint8_t *a = aData + j * pL->nBytes;
+    if (b) {
+      memcpy(a, b->a, pL->nBytes);
+    } else {
+      b = &aHead[j];
+      b->id = CKST_ID(iLevel, j);
+      b->bDirty = 0;
+      b->nBytes = pL->nBytes;
+      b->iImg = iLevel + 1;
+      ckst_cache_put(p, b);
+      p->nEntry++;
+    }
+    b->a = a;
+  }
+  p->nCacheBytes += nAll;
+  pL->aImg = aImg;
+  return SQLITE_OK;
+}
 
 /* The cached copy of block j of level iLevel, loaded if needed.  When the
 ** cache would exceed its budget it is flushed and emptied first. */
@@ -694,6 +802,13 @@ static int ckst_block_get(ckstore *p, int iLevel, uint64_t j,
     return SQLITE_OK;
   }
   b = ckst_cache_find(p, id);
+  if (b == 0 && p->aLevel[iLevel].aImg == 0 &&
+      ++p->aLevel[iLevel].nGot * 8 >= p->aLevel[iLevel].nBlock) {
+    /* an eighth of the level loaded block by block: load the rest at once */
+    rc = ckst_level_image(p, iLevel);
+    if (rc != SQLITE_OK) return rc;
+    b = ckst_cache_find(p, id);
+  }
   if (b == 0) {
     if (p->nEntry > 0 && p->nCacheBytes + nNeed > p->cacheKib * 1024) {
       rc = ckst_flush_blocks(p);
@@ -707,6 +822,8 @@ static int ckst_block_get(ckstore *p, int iLevel, uint64_t j,
     b->id = id;
     b->bDirty = 0;
     b->nBytes = nBytes;
+    b->iImg = 0;
+    b->a = (uint8_t *)(b + 1);
     rc = ckst_read_block(p, iLevel, j, b->a, nBytes);
     if (rc != SQLITE_OK) {
       sqlite3_free(b);
@@ -1376,9 +1493,11 @@ static int ckst_bucket(ckstore *p, int iLevel, uint32_t bucket,
 /* Does level iLevel hold a fingerprint matching hash?  (-1: error) */
 static int ckst_match(ckstore *p, int iLevel, uint64_t hash) {
   ckst_level *pL = &p->aLevel[iLevel];
-  cf_key k = ckst_key(pL, hash);
+  cf_key k;
   ckst_block *b;
   uint32_t i2, j;
+  if (pL->aImg) return cf_contains_hash(&pL->img, hash);
+  k = ckst_key(pL, hash);
   if (ckst_bucket(p, iLevel, k.i1, &b, &j)) return -1;
   if (cf_view_has(&pL->view, j, k.fp)) return 1;
   i2 = cf_alt(pL->p.nbuckets, k.i1, k.fp);
@@ -1561,14 +1680,66 @@ static void ckst_prefetch(const ckstore *p, uint64_t hash) {
   }
 }
 
+static int ckst_drain_pending(ckstore *p);
+
+/* Nothing pending is the common case of every operation. */
 int ckst_drain(ckstore *p) {
-  uint32_t i, n = p->nPend;
+  return p->nPend ? ckst_drain_pending(p) : SQLITE_OK;
+}
+
+/*
+** The bulk case: a table of one level that has (or can get) an image,
+** and at least half as many pending items as the level has blocks.  The
+** core's batched insert places them in the image (the same slots and
+** bytes as one insert after another: the core guarantees it) up to the
+** level's capacity (growth adds a level there) or the first item that
+** does not fit, which the caller then places (or fails) the usual way.
+** Every block of the level is marked dirty first (most of them are
+** written anyway), since the batch does not say which buckets its
+** displacements touched.  *pi is the next pending item.
+*/
+static int ckst_drain_batch(ckstore *p, uint32_t *pi) {
+  ckst_level *pL = &p->aLevel[0];
+  uint32_t i = *pi, n = p->nPend;
+  uint64_t m = n - i, j;
+  size_t nDone;
+  int rc;
+  if (p->nLevel != 1 || m < 64 || m * 2 < pL->nBlock) return SQLITE_OK;
+  if (p->growth) {
+    uint64_t nRoom =
+        pL->p.capacity > pL->nCount ? pL->p.capacity - pL->nCount : 0;
+    if (m > nRoom) m = nRoom;
+    if (m == 0) return SQLITE_OK;
+  }
+  rc = ckst_level_image(p, 0);
+  if (rc != SQLITE_OK || pL->aImg == 0) return rc;
+  for (j = 0; j < pL->nBlock; j++) {
+    rc = ckst_mark_dirty(p, ckst_cache_find(p, CKST_ID(0, j)));
+    if (rc != SQLITE_OK) return rc;
+  }
+  pL->img.count = pL->nCount;
+  nDone = cf_insert_batch(&pL->img, p->aPendHash + i, (size_t)m, 0);
+  if (nDone > 0) {
+    pL->nCount += nDone;
+    pL->bCountDirty = 1;
+  }
+  *pi = i + (uint32_t)nDone;
+  return SQLITE_OK;
+}
+
+static int ckst_drain_pending(ckstore *p) {
+  uint32_t i = 0, n = p->nPend;
   unsigned nDiscard = p->nDiscard;
-  int rc = SQLITE_OK;
-  for (i = 0; i < n; i++) {
-    if (i + CKST_AHEAD < n) ckst_prefetch(p, p->aPend[i + CKST_AHEAD].h);
+  int rc = ckst_drain_batch(p, &i);
+  if (p->nDiscard != nDiscard) return rc == SQLITE_OK ? SQLITE_ABORT : rc;
+  if (rc != SQLITE_OK) {
+    p->bDrainFailed = 1;
+    n = 0; /* nothing placed: everything stays pending */
+  }
+  for (; i < n; i++) {
+    if (i + CKST_AHEAD < n) ckst_prefetch(p, p->aPendHash[i + CKST_AHEAD]);
     p->iPendItem = (int)i;
-    rc = ckst_insert_hash(p, p->aPend[i].h);
+    rc = ckst_insert_hash(p, p->aPendHash[i]);
     if (p->nDiscard != nDiscard) {
       /* a statement the store ran failed and rolled the transaction back
       ** (xRollback): the pending items went with it */
@@ -1581,8 +1752,10 @@ int ckst_drain(ckstore *p) {
     }
   }
   p->iPendItem = -1;
+  n = p->nPend;
   if (i == n) p->bDrainFailed = 0;
   if (i > 0 && i < n) {
+    memmove(p->aPendHash, p->aPendHash + i, sizeof(uint64_t) * (n - i));
     memmove(p->aPend, p->aPend + i, sizeof(ckst_pend) * (n - i));
   }
   p->nPend = n - i;
@@ -1599,8 +1772,14 @@ int ckst_insert_later(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
     uint32_t nNew = p->nPendAlloc ? 2 * p->nPendAlloc : 256;
     ckst_pend *aNew = 0;
     if (p->nPendAlloc < CKST_PEND_MAX) {
+      uint64_t *aNewHash;
       if (nNew > CKST_PEND_MAX) nNew = CKST_PEND_MAX;
-      aNew = sqlite3_realloc64(p->aPend, sizeof(ckst_pend) * (uint64_t)nNew);
+      aNewHash =
+          sqlite3_realloc64(p->aPendHash, sizeof(uint64_t) * (uint64_t)nNew);
+      if (aNewHash) {
+        p->aPendHash = aNewHash; /* (the arrays' size is nPendAlloc) */
+        aNew = sqlite3_realloc64(p->aPend, sizeof(ckst_pend) * (uint64_t)nNew);
+      }
     }
     if (aNew == 0) {
       /* at the bound (or out of memory): place what is pending, then this */
@@ -1609,8 +1788,8 @@ int ckst_insert_later(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
     p->aPend = aNew;
     p->nPendAlloc = nNew;
   }
+  p->aPendHash[p->nPend] = hash;
   e = &p->aPend[p->nPend++];
-  e->h = hash;
   e->eType = eType;
   if (eType == SQLITE_INTEGER) {
     e->v.i = sqlite3_value_int64(pItem);
@@ -1912,6 +2091,7 @@ void ckst_free(ckstore *p) {
   sqlite3_free(p->aSlot);
   sqlite3_free(p->aDirty);
   sqlite3_free(p->aPend);
+  sqlite3_free(p->aPendHash);
   sqlite3_free(p->aPin);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);

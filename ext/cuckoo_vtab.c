@@ -122,6 +122,7 @@ struct ckvt_table {
   ckstore *pStore;
   int bCmd;  /* the command column (named like the table) is declared */
   int nScan; /* open cursors that have run a scan */
+  struct ckvt_cursor *pSpare; /* a closed cursor kept for the next xOpen */
 };
 
 /* A row of a lookup: a probably-present item (eType SQLITE_NULL for a
@@ -264,9 +265,12 @@ static int ckvtConnect(sqlite3 *db, void *pAux, int argc,
   return ckvtInit(db, pAux, argc, argv, ppVtab, pzErr, 0);
 }
 
+static void ckvt_cursor_free(struct ckvt_cursor *pCur);
+
 static int ckvtDisconnect(sqlite3_vtab *pVtab) {
   ckvt_table *pTab = (ckvt_table *)pVtab;
   ckvt_table **pp = &pTab->pGlobal->pList;
+  ckvt_cursor_free(pTab->pSpare);
   while (*pp && *pp != pTab)
     pp = &(*pp)->pNext;
   if (*pp) *pp = pTab->pNext;
@@ -391,14 +395,29 @@ static int ckvtBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *p) {
 ** Cursors
 */
 
+static void ckvt_cursor_free(ckvt_cursor *pCur) {
+  if (pCur == 0) return;
+  sqlite3_free(pCur->aRow);
+  sqlite3_free(pCur->aBuf);
+  sqlite3_free(pCur);
+}
+
+/* A correlated subquery (EXISTS (SELECT 1 FROM t WHERE item = p.x)) opens
+** and closes a cursor per outer row: the table keeps the last closed
+** cursor, with its row and value buffers, for the next xOpen. */
 static int ckvtOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
   ckvt_table *pTab = (ckvt_table *)pVtab;
   ckvt_cursor *pCur;
   int rc = ckst_ready(pTab->pStore, 1);
   if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
-  pCur = sqlite3_malloc64(sizeof(*pCur));
-  if (pCur == 0) return SQLITE_NOMEM;
-  memset(pCur, 0, sizeof(*pCur));
+  pCur = pTab->pSpare;
+  if (pCur) {
+    pTab->pSpare = 0;
+  } else {
+    pCur = sqlite3_malloc64(sizeof(*pCur));
+    if (pCur == 0) return SQLITE_NOMEM;
+    memset(pCur, 0, sizeof(*pCur));
+  }
   *ppCursor = &pCur->base;
   return SQLITE_OK;
 }
@@ -408,9 +427,21 @@ static int ckvtClose(sqlite3_vtab_cursor *cur) {
   ckvt_table *pTab = (ckvt_table *)cur->pVtab;
   /* Rowids of scan rows stay valid (for DELETE) while a scan is open. */
   if (pCur->bScanned && --pTab->nScan == 0) ckst_scan_end(pTab->pStore);
-  sqlite3_free(pCur->aRow);
-  sqlite3_free(pCur->aBuf);
-  sqlite3_free(pCur);
+  if (pTab->pSpare == 0) {
+    /* kept: everything but the buffers (and their sizes) starts over */
+    ckvt_row *aRow = pCur->aRow;
+    unsigned char *aBuf = pCur->aBuf;
+    int nRowAlloc = pCur->nRowAlloc;
+    sqlite3_int64 nBufAlloc = pCur->nBufAlloc;
+    memset(pCur, 0, sizeof(*pCur));
+    pCur->aRow = aRow;
+    pCur->nRowAlloc = nRowAlloc;
+    pCur->aBuf = aBuf;
+    pCur->nBufAlloc = nBufAlloc;
+    pTab->pSpare = pCur;
+    return SQLITE_OK;
+  }
+  ckvt_cursor_free(pCur);
   return SQLITE_OK;
 }
 
@@ -458,7 +489,23 @@ static int ckvt_add_row(ckvt_cursor *pCur, sqlite3_value *v, uint64_t h) {
 /* Look v up; a probably-present item becomes a row. */
 static int ckvt_lookup(ckvt_cursor *pCur, ckstore *pStore, sqlite3_value *v) {
   uint64_t h;
-  int found, rc = cksql_hash_value(v, ckst_seed(pStore), &h);
+  int found, rc;
+  if (sqlite3_value_type(v) == SQLITE_INTEGER) {
+    /* the common probe (a join on integers): no copy of a value to make */
+    sqlite3_int64 x = sqlite3_value_int64(v);
+    h = cf_hash_int(ckst_seed(pStore), x);
+    rc = ckst_contains(pStore, h, &found);
+    if (rc != SQLITE_OK || !found) return rc;
+    if (pCur->nRow < pCur->nRowAlloc) {
+      ckvt_row *r = &pCur->aRow[pCur->nRow++];
+      r->iHash = (sqlite3_int64)h;
+      r->eType = SQLITE_INTEGER;
+      r->iVal = x;
+      return SQLITE_OK;
+    }
+    return ckvt_add_row(pCur, v, h);
+  }
+  rc = cksql_hash_value(v, ckst_seed(pStore), &h);
   if (rc == SQLITE_DONE) return SQLITE_OK; /* NULL matches nothing */
   if (rc != SQLITE_OK) return rc;
   rc = ckst_contains(pStore, h, &found);
