@@ -1764,8 +1764,11 @@ static int ckst_drain_pending(ckstore *p) {
   return rc;
 }
 
-int ckst_insert_later_int(ckstore *p, uint64_t hash, sqlite3_int64 v,
-                          sqlite3_value *pItem) {
+int ckst_insert_later_int(ckstore *p, sqlite3_int64 v, sqlite3_value *pItem,
+                          uint64_t *pHash) {
+  uint64_t hash;
+  if (!p->bLoaded) return -1;
+  *pHash = hash = cf_hash_int(p->seed, v);
   if (p->nPend < p->nPendAlloc) {
     ckst_pend *e = &p->aPend[p->nPend];
     p->aPendHash[p->nPend++] = hash;

@@ -871,7 +871,6 @@ static int ckvt_insert_bulk(ckvt_table *pTab, int argc, sqlite3_value **argv,
                             sqlite3_int64 *pRowid) {
   ckstore *p = pTab->pStore;
   sqlite3 *db = ckst_db(p);
-  sqlite3_int64 x;
   uint64_t h;
   int i, rc;
   if (sqlite3_value_type(argv[2]) != SQLITE_INTEGER) return -1;
@@ -884,10 +883,9 @@ static int ckvt_insert_bulk(ckvt_table *pTab, int argc, sqlite3_value **argv,
       !sqlite3_get_autocommit(db)) {
     return -1;
   }
-  x = sqlite3_value_int64(argv[2]);
-  h = cf_hash_int(ckst_seed(p), x);
+  rc = ckst_insert_later_int(p, sqlite3_value_int64(argv[2]), argv[2], &h);
+  if (rc < 0) return rc; /* not loaded: the general path loads it */
   *pRowid = (sqlite3_int64)h;
-  rc = ckst_insert_later_int(p, h, x, argv[2]);
   return rc == SQLITE_OK ? rc : ckvt_err(pTab, rc);
 }
 
@@ -895,11 +893,12 @@ static int ckvtUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
                       sqlite3_int64 *pRowid) {
   ckvt_table *pTab = (ckvt_table *)pVtab;
   int isInsert = argc > 1 && sqlite3_value_type(argv[0]) == SQLITE_NULL;
-  int rc = ckst_ready(pTab->pStore, 0);
-  if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
+  int rc;
   if (isInsert && (rc = ckvt_insert_bulk(pTab, argc, argv, pRowid)) >= 0) {
     return rc;
   }
+  rc = ckst_ready(pTab->pStore, 0);
+  if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
   if (argc == 1) {
     int removed;
     rc = ckst_remove(pTab->pStore, (uint64_t)sqlite3_value_int64(argv[0]),
