@@ -81,9 +81,9 @@ typedef struct ckst_level {
   ** (ckst_level_image) when a bulk insert or many single block loads
   ** need most of the level and it fits in half the cache budget; each
   ** cached block of the level then points into it. */
-  uint8_t *aImg;  /* headers of nBlock blocks, CF header, blocks; or NULL */
-  cf_filter img;  /* the level as a filter over aImg (count unused) */
-  uint64_t nGot;  /* blocks of the level loaded one by one */
+  uint8_t *aImg; /* headers of nBlock blocks, CF header, blocks; or NULL */
+  cf_filter img; /* the level as a filter over aImg (count unused) */
+  uint64_t nGot; /* blocks of the level loaded one by one */
 } ckst_level;
 
 /* A hash a scan pinned to a level (see ckst_scan_hash). */
@@ -118,6 +118,7 @@ struct ckstore {
   char *zName;  /* table name */
   char *zLabel; /* "cuckoo table NAME" or "cuckoo table SCHEMA.NAME" */
   char *zErr;   /* message of the last error */
+  int bMain;    /* zDb is "main" */
   /* Configuration (valid when bLoaded) */
   int bLoaded;
   uint64_t seed;
@@ -567,6 +568,7 @@ int ckst_new(sqlite3 *db, const char *zDb, const char *zName,
   p->iPendItem = -1;
   p->db = db;
   p->zDb = sqlite3_mprintf("%s", zDb);
+  p->bMain = sqlite3_stricmp(zDb, "main") == 0;
   if (p->zDb == 0 || ckst_set_names(p, zName) != SQLITE_OK) {
     ckst_free(p);
     return SQLITE_NOMEM;
@@ -669,8 +671,8 @@ static int ckst_mark_dirty(ckstore *p, ckst_block *b) {
 
 /* Copy column iCol of pStmt's row, block j of level iLevel, into a[]
 ** after validating it (rule 6). */
-static int ckst_block_row(ckstore *p, sqlite3_stmt *pStmt, int iCol,
-                          int iLevel, uint64_t j, uint8_t *a, uint32_t nBytes) {
+static int ckst_block_row(ckstore *p, sqlite3_stmt *pStmt, int iCol, int iLevel,
+                          uint64_t j, uint8_t *a, uint32_t nBytes) {
   int eType = sqlite3_column_type(pStmt, iCol);
   int n = sqlite3_column_bytes(pStmt, iCol);
   const void *pData = sqlite3_column_blob(pStmt, iCol);
@@ -746,8 +748,8 @@ static int ckst_level_image(ckstore *p, int iLevel) {
       if (j != jNext) break; /* block jNext is missing */
       rc = ckst_cache_find(p, CKST_ID(iLevel, j))
                ? SQLITE_OK
-               : ckst_block_row(p, pStmt, 1, iLevel, j,
-                                aData + j * pL->nBytes, pL->nBytes);
+               : ckst_block_row(p, pStmt, 1, iLevel, j, aData + j * pL->nBytes,
+                                pL->nBytes);
       if (rc != SQLITE_OK) break;
       jNext++;
     }
@@ -1762,6 +1764,18 @@ static int ckst_drain_pending(ckstore *p) {
   return rc;
 }
 
+int ckst_insert_later_int(ckstore *p, uint64_t hash, sqlite3_int64 v,
+                          sqlite3_value *pItem) {
+  if (p->nPend < p->nPendAlloc) {
+    ckst_pend *e = &p->aPend[p->nPend];
+    p->aPendHash[p->nPend++] = hash;
+    e->eType = SQLITE_INTEGER;
+    e->v.i = v;
+    return SQLITE_OK;
+  }
+  return ckst_insert_later(p, hash, pItem);
+}
+
 int ckst_insert_later(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
   int eType = sqlite3_value_type(pItem);
   ckst_pend *e;
@@ -2025,9 +2039,10 @@ static int ckst_refresh(ckstore *p) {
   if (p->nDirty || p->bChanged || p->nPend) {
     return SQLITE_OK; /* we are the writer */
   }
+  /* (a NULL schema is "main" to sqlite3_file_control, without a lookup) */
   bPager = ckst_in_read_txn(p->db, p->zDb) &&
-           sqlite3_file_control(p->db, p->zDb, SQLITE_FCNTL_DATA_VERSION, &v) ==
-               SQLITE_OK;
+           sqlite3_file_control(p->db, p->bMain ? 0 : p->zDb,
+                                SQLITE_FCNTL_DATA_VERSION, &v) == SQLITE_OK;
   if (bPager && p->bPagerVersion && v == p->uPagerVersion) return SQLITE_OK;
   rc = ckst_refresh_full(p);
   if (rc == SQLITE_OK && bPager && p->bLoaded) {

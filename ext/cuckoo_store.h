@@ -170,6 +170,9 @@ CUCKOO_PRIVATE int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved);
 #define CKST_PEND_MAX 65536
 CUCKOO_PRIVATE int ckst_insert_later(ckstore *p, uint64_t hash,
                                      sqlite3_value *pItem);
+/* The same for an INTEGER item pItem whose value v the caller has read. */
+CUCKOO_PRIVATE int ckst_insert_later_int(ckstore *p, uint64_t hash,
+                                         sqlite3_int64 v, sqlite3_value *pItem);
 CUCKOO_PRIVATE int ckst_drain(ckstore *p);
 
 /* Transaction boundaries (rule 4): ckst_flush() writes the changes made in

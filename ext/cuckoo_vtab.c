@@ -860,12 +860,46 @@ static int ckvt_check_readonly(ckvt_table *pTab, sqlite3_value **argv,
   return SQLITE_OK;
 }
 
+/*
+** The row of a bulk load, INSERT INTO t(item) SELECT <integers>, outside
+** an explicit transaction (deferred, rule 7), with the fewest calls: the
+** same checks and outcome as the general path below (every column but
+** item NULL, no rowid given, ABORT or ROLLBACK conflict mode).  Returns
+** -1 when the row is not that case.
+*/
+static int ckvt_insert_bulk(ckvt_table *pTab, int argc, sqlite3_value **argv,
+                            sqlite3_int64 *pRowid) {
+  ckstore *p = pTab->pStore;
+  sqlite3 *db = ckst_db(p);
+  sqlite3_int64 x;
+  uint64_t h;
+  int i, rc;
+  if (sqlite3_value_type(argv[2]) != SQLITE_INTEGER) return -1;
+  for (i = 3; i < argc; i++) {
+    if (sqlite3_value_type(argv[i]) != SQLITE_NULL) return -1;
+  }
+  if (sqlite3_value_type(argv[1]) != SQLITE_NULL) return -1;
+  rc = sqlite3_vtab_on_conflict(db);
+  if (rc == SQLITE_IGNORE || rc == SQLITE_REPLACE || rc == SQLITE_FAIL ||
+      !sqlite3_get_autocommit(db)) {
+    return -1;
+  }
+  x = sqlite3_value_int64(argv[2]);
+  h = cf_hash_int(ckst_seed(p), x);
+  *pRowid = (sqlite3_int64)h;
+  rc = ckst_insert_later_int(p, h, x, argv[2]);
+  return rc == SQLITE_OK ? rc : ckvt_err(pTab, rc);
+}
+
 static int ckvtUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
                       sqlite3_int64 *pRowid) {
   ckvt_table *pTab = (ckvt_table *)pVtab;
   int isInsert = argc > 1 && sqlite3_value_type(argv[0]) == SQLITE_NULL;
   int rc = ckst_ready(pTab->pStore, 0);
   if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
+  if (isInsert && (rc = ckvt_insert_bulk(pTab, argc, argv, pRowid)) >= 0) {
+    return rc;
+  }
   if (argc == 1) {
     int removed;
     rc = ckst_remove(pTab->pStore, (uint64_t)sqlite3_value_int64(argv[0]),
