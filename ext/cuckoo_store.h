@@ -71,7 +71,8 @@
 **      handle is opened by a flush and closed before it returns, so none
 **      is ever open across a statement, transaction or savepoint
 **      boundary; reads go through a prepared SELECT that is reset after
-**      every block.
+**      every block (or, when a level's image is built, after the level's
+**      range of blocks: see ckst_level in cuckoo_store.c).
 **   5. ckst_refresh() validates the cache against other connections'
 **      commits: PRAGMA data_version, and when that moved, the cookie.
 **   6. Every shadow row is validated before use.  A missing, mistyped or
