@@ -29,10 +29,7 @@ set -u
 root=$(pwd)
 work=$root/build/clients-test
 cache=$root/build/clients-cache
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok: $1"; }
-bad() { fail=$((fail + 1)); echo "FAILED: $1"; }
+. "$root/tests/tally.sh"
 
 for f in cuckoo.so libcuckoo.a ext/cuckoo.h docs/clients.md README.md; do
   [ -f "$f" ] || { bad "$f missing (run from the top, after make cuckoo.so libcuckoo.a)"
@@ -190,5 +187,4 @@ for dir in shell go tcl c renamed needs readme; do
   if [ "$n" -gt 0 ]; then ok "$dir: $n blocks run"; else bad "$dir: no block run"; fi
 done
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

@@ -16,10 +16,7 @@ tarball=$1
 ref=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 root=$(pwd)
 dir=build/dist-test
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok: $1"; }
-bad() { fail=$((fail + 1)); echo "FAILED: $1"; }
+. "$root/tests/tally.sh"
 not() { ! "$@"; }
 check() { # check NAME CMD...: passes when CMD exits 0
   name=$1; shift
@@ -103,5 +100,4 @@ check "README program runs: $out" [ "$out" = "cuckoo $version" ]
 ext=$(nm -g --defined-only "$top/cuckoo.o" | awk '{print $3}' | tr '\n' ' ')
 check "static object's external names: [$ext]" [ "$ext" = "sqlite3_cuckoo_init " ]
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

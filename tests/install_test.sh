@@ -15,14 +15,7 @@
 set -u
 root=$(pwd)
 work=$root/build/install-test
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok: $1"; }
-bad() { fail=$((fail + 1)); echo "FAILED: $1"; }
-check() { # check NAME CMD...: passes when CMD exits 0
-  name=$1; shift
-  if "$@"; then ok "$name"; else bad "$name"; fi
-}
+. "$root/tests/tally.sh"
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
 MAKE="make --no-print-directory -s"
@@ -144,5 +137,4 @@ expect "docs: a renamed file (sh 9)" sh 9 "$(cd "$work/renamed" && sh -c "$(doc 
 n=$(python3 tests/snippets.py docs/install.md sh | grep -c '"line"')
 check "every sh snippet of docs/install.md run (10 of $n)" [ "$n" = 10 ]
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

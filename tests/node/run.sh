@@ -25,14 +25,7 @@ unset NODE_PATH
 root=$(pwd)
 work=$root/build/node-test
 nc=$root/build/node-clients
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok: $1"; }
-bad() { fail=$((fail + 1)); echo "FAILED: $1"; }
-check() { # check NAME CMD...: passes when CMD exits 0
-  name=$1; shift
-  if "$@"; then ok "$name"; else bad "$name"; fi
-}
+. "$root/tests/tally.sh"
 # count CMD...: runs a node test printing ok:/FAILED: lines; a non-zero
 # exit without a FAILED line counts one failure.
 count() {
@@ -131,5 +124,4 @@ count sh -c "cd '$work/tarball' && node client_test.js tarball node_modules/sqli
 count node tests/node/snippets_test.js "$work/tarball/snippets" docs/clients.md README.md \
     bindings/node/README.md
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish
