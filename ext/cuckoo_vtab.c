@@ -491,18 +491,10 @@ static int ckvt_lookup(ckvt_cursor *pCur, ckstore *pStore, sqlite3_value *v) {
   uint64_t h;
   int found, rc;
   if (sqlite3_value_type(v) == SQLITE_INTEGER) {
-    /* the common probe (a join on integers): no copy of a value to make */
-    sqlite3_int64 x = sqlite3_value_int64(v);
-    h = cf_hash_int(ckst_seed(pStore), x);
+    /* the common probe (a join on integers), hashed directly */
+    h = cf_hash_int(ckst_seed(pStore), sqlite3_value_int64(v));
     rc = ckst_contains(pStore, h, &found);
     if (rc != SQLITE_OK || !found) return rc;
-    if (pCur->nRow < pCur->nRowAlloc) {
-      ckvt_row *r = &pCur->aRow[pCur->nRow++];
-      r->iHash = (sqlite3_int64)h;
-      r->eType = SQLITE_INTEGER;
-      r->iVal = x;
-      return SQLITE_OK;
-    }
     return ckvt_add_row(pCur, v, h);
   }
   rc = cksql_hash_value(v, ckst_seed(pStore), &h);
