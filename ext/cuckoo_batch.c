@@ -111,6 +111,8 @@ CF_BATCH_FN(cf_has_swar_n, CF_OP_HAS, CF_MODE_SWAR, 0)
 CF_BATCH_FN(cf_has_swar_pf, CF_OP_HAS, CF_MODE_SWAR, 1)
 CF_BATCH_FN(cf_has_ss_n, CF_OP_HAS, CF_MODE_SS, 0)
 CF_BATCH_FN(cf_has_ss_pf, CF_OP_HAS, CF_MODE_SS, 1)
+CF_BATCH_FN(cf_has_wide_n, CF_OP_HAS, CF_MODE_WIDE, 0)
+CF_BATCH_FN(cf_has_wide_pf, CF_OP_HAS, CF_MODE_WIDE, 1)
 CF_BATCH_FN(cf_has_bits_n, CF_OP_HAS, CF_MODE_BITS, 0)
 CF_BATCH_FN(cf_put_n, CF_OP_PUT, CF_MODE_ANY, 0)
 CF_BATCH_FN(cf_put_pf, CF_OP_PUT, CF_MODE_ANY, 1)
@@ -439,6 +441,10 @@ size_t cf_contains_batch(const cf_filter *f, const uint64_t *aHash, size_t n,
   if (f->x.ssword) {
     return pf ? cf_has_ss_pf(pF, aHash, n, aFound, 0, keys)
               : cf_has_ss_n(pF, aHash, n, aFound, 0, keys);
+  }
+  if (CF_WIDE(f)) {
+    return pf ? cf_has_wide_pf(pF, aHash, n, aFound, 0, keys)
+              : cf_has_wide_n(pF, aHash, n, aFound, 0, keys);
   }
   return cf_has_bits_n(pF, aHash, n, aFound, 0, keys);
 }

@@ -329,11 +329,23 @@ CF_INLINE void cf_wide_write(cf_filter *f, uint32_t i, const uint32_t *fps) {
   cf_st64(f->table + at, (uint64_t)v);
   cf_st64(f->table + at + 8, (uint64_t)(v >> 64));
 }
+/* 1 if a slot of wide bucket i holds fp: the zero-field test of plain
+** bucket words (above) on the 128-bit window, with the window's wlo and
+** whi (fp is not 0, so a free slot never matches). */
+CF_INLINE int cf_wide_has(const cf_filter *f, uint32_t i, uint32_t fp) {
+  unsigned sh;
+  size_t at = cf_win16(f, i, &sh);
+  cf_u128 lo = (cf_u128)f->x.wlo[0] | ((cf_u128)f->x.wlo[1] << 64);
+  cf_u128 hi = (cf_u128)f->x.whi[0] | ((cf_u128)f->x.whi[1] << 64);
+  cf_u128 x = (cf_ld128(f->table + at) >> sh) ^ (lo * fp);
+  return ((x - lo) & ~x & hi) != 0;
+}
 #define CF_WIDE(f) ((f)->x.wide)
 #else
 #define CF_WIDE(f) 0
 #define cf_wide_read(f, i, fps) ((void)0)
 #define cf_wide_write(f, i, fps) ((void)0)
+#define cf_wide_has(f, i, fp) 0
 #endif
 
 /* ---------------------------------------------------------------------

@@ -27,10 +27,6 @@
 
 #include "cuckoo_bucket.h"
 
-/* The XXH3 key of INTEGER items under seed (cuckoo_hash.c; cf_setup()
-** keeps it in cf_filter for the inline cf_contains_int()). */
-CUCKOO_PRIVATE uint64_t cf_int_key(uint64_t seed);
-
 /* 1 if cf_alt_tab (cuckoo_filter.h) is filled and holds every
 ** fingerprint of fp_bits bits (cuckoo_hash.c). */
 CUCKOO_PRIVATE int cf_alt_tab_usable(unsigned fp_bits);
@@ -52,12 +48,16 @@ CF_INLINE void cf_write_count(cf_filter *f) { cf_st64(f->blob + 24, f->count); }
 #define CF_MODE_SWAR 1 /* plain bucket words */
 #define CF_MODE_SS 2   /* semi-sorted bucket words */
 #define CF_MODE_BITS 3 /* field by field */
+#define CF_MODE_WIDE 4 /* wide plain bucket words (f->x.wide) */
 
 /* Is fp in bucket i1 or i2?  (No need to skip i2 == i1 here.) */
 CF_INLINE int cf_has_m(const cf_filter *f, int mode, uint32_t i1, uint32_t i2,
                        uint32_t fp) {
   if (mode == CF_MODE_ANY) {
-    mode = f->x.swar ? CF_MODE_SWAR : f->x.ssword ? CF_MODE_SS : CF_MODE_BITS;
+    mode = f->x.swar     ? CF_MODE_SWAR
+           : f->x.ssword ? CF_MODE_SS
+           : CF_WIDE(f)  ? CF_MODE_WIDE
+                         : CF_MODE_BITS;
   }
   if (mode == CF_MODE_SWAR) {
     uint64_t pat = fp * f->x.lo;
@@ -67,6 +67,9 @@ CF_INLINE int cf_has_m(const cf_filter *f, int mode, uint32_t i1, uint32_t i2,
   if (mode == CF_MODE_SS) {
     return (cf_ss_match(f, cf_word_raw(f, i1), fp) |
             cf_ss_match(f, cf_word_raw(f, i2), fp)) != 0;
+  }
+  if (mode == CF_MODE_WIDE) {
+    return cf_wide_has(f, i1, fp) | cf_wide_has(f, i2, fp);
   }
   return cf_find(f, i1, fp) >= 0 || (i2 != i1 && cf_find(f, i2, fp) >= 0);
 }

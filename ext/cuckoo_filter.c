@@ -182,6 +182,7 @@ static void cf_setup(cf_filter *f, uint8_t *buf) {
   f->x.top_lo = f->x.top_hi = 0;
   f->x.alt_small = cf_alt_tab_usable(fb);
   f->x.lo = f->x.hi = f->x.ss_lo = f->x.ss_hi = f->x.ss_m7 = f->x.ss_gmul = 0;
+  f->x.wlo[0] = f->x.wlo[1] = f->x.whi[0] = f->x.whi[1] = 0;
   f->x.bucket_mask = cf_width_mask(f->bucket_bits);
   f->x.win_last = f->table_size >= 8 ? f->table_size - 8 : 0;
   f->x.slot_recip = (65536u + fb - 1) / fb;
@@ -220,7 +221,13 @@ static void cf_setup(cf_filter *f, uint8_t *buf) {
   /* Wider plain buckets: one 128-bit window (see "Wide bucket words"). */
   if (!f->semisort && f->bucket_bits > 57 && f->bucket_bits <= 121 &&
       f->table_size >= 16) {
+    unsigned s;
     f->x.wide = 1;
+    for (s = 0; s < f->p.bucket_size; s++) {
+      unsigned lo = s * fb, hi = s * fb + fb - 1;
+      f->x.wlo[lo / 64] |= (uint64_t)1 << (lo % 64);
+      f->x.whi[hi / 64] |= (uint64_t)1 << (hi % 64);
+    }
   }
 #endif
 #endif

@@ -157,6 +157,8 @@ typedef struct cf_fast {
   uint64_t top_lo;      /* lo, moved to the top of a 64-bit word */
   uint64_t top_hi;      /* hi, likewise */
   int alt_small;        /* f <= CF_ALT_TAB_BITS and cf_alt_tab is filled */
+  uint64_t wlo[2];      /* wide buckets: lo as 128 bits (low, high half) */
+  uint64_t whi[2];      /* wide buckets: hi likewise */
 } cf_fast;
 
 /* A filter: a view of a caller-owned buffer in BLOB layout. */
@@ -229,6 +231,10 @@ CUCKOO_PRIVATE uint64_t cf_hash_int(uint64_t seed, int64_t v);
 CUCKOO_PRIVATE uint64_t cf_hash_real(uint64_t seed, double v);
 CUCKOO_PRIVATE uint64_t cf_hash_text(uint64_t seed, const void *z, size_t n);
 CUCKOO_PRIVATE uint64_t cf_hash_blob(uint64_t seed, const void *z, size_t n);
+/* The XXH3 key of INTEGER items under seed: cf_hash_int(seed, v) is
+** cf_xxh3_8(v, cf_int_key(seed)) (below), for callers that hash many
+** integers under one seed (cf_filter keeps it for cf_contains_int()). */
+CUCKOO_PRIVATE uint64_t cf_int_key(uint64_t seed);
 
 /* Split a 64-bit item hash into bucket and fingerprint for filter f. */
 CUCKOO_PRIVATE cf_key cf_key_of(const cf_filter *f, uint64_t hash);

@@ -122,6 +122,7 @@ struct ckstore {
   /* Configuration (valid when bLoaded) */
   int bLoaded;
   uint64_t seed;
+  uint64_t keyInt; /* cf_int_key(seed): INTEGER items hash inline */
   unsigned bucketSize;
   uint32_t flags;
   double errorRate;
@@ -958,6 +959,7 @@ static int ckst_load_config(ckstore *p) {
   }
   ckst_cint(p, &rc, a, CKC_VERSION, CKST_FORMAT_VERSION, CKST_FORMAT_VERSION);
   p->seed = (uint64_t)ckst_cint(p, &rc, a, CKC_SEED, INT64_MIN, INT64_MAX);
+  p->keyInt = cf_int_key(p->seed);
   p->bucketSize = (unsigned)ckst_cint(p, &rc, a, CKC_BUCKET_SIZE, 2, 8);
   if (rc == SQLITE_OK && !cf_bucket_size_ok(p->bucketSize)) {
     rc = ckst_corrupt(p,
@@ -1330,6 +1332,7 @@ int ckst_create(ckstore *p, const ckst_options *pOpt) {
     return SQLITE_ERROR;
   }
   p->seed = pOpt->o.seed;
+  p->keyInt = cf_int_key(p->seed);
   p->bucketSize = pOpt->o.bucket_size;
   p->flags = pOpt->o.flags;
   p->errorRate = pOpt->error_rate;
@@ -1690,43 +1693,92 @@ int ckst_drain(ckstore *p) {
 }
 
 /*
-** The bulk case: a table of one level that has (or can get) an image,
-** and at least half as many pending items as the level has blocks.  The
-** core's batched insert places them in the image (the same slots and
-** bytes as one insert after another: the core guarantees it) up to the
-** level's capacity (growth adds a level there) or the first item that
-** does not fit, which the caller then places (or fails) the usual way.
-** Every block of the level is marked dirty first (most of them are
-** written anyway), since the batch does not say which buckets its
-** displacements touched.  *pi is the next pending item.
+** The bulk case: at least half as many pending items as the newest level
+** has blocks, and every level has (or can get) an image.  The items are
+** taken in chunks of CKST_CHUNK.  For a chunk, the older levels' images
+** say (batched lookups, newest level first) which items already match
+** an older level; those go through ckst_insert_hash() one by one (rule
+** 3: their copy joins the older level).  Every run of the others is one
+** cf_insert_batch() into the newest level's image, up to the level's
+** capacity when the table grows (the same slots and bytes as one
+** ckst_insert_hash() after another: the core guarantees it for a batch,
+** and inserts never change whether an item matches a level, so the
+** chunk's lookups stay true while the levels stay the same).  The item
+** at which a run stops (the level is at its capacity, or the item did
+** not fit) goes through ckst_insert_hash() too, which grows the table or
+** reports the error; after a growth the rest of the chunk is looked up
+** again.  Every block of the newest level is marked dirty first (most of
+** them are written anyway), since a batch does not say which buckets its
+** displacements touched.  *pi is the next pending item; on an error it
+** is the item that failed.
 */
+#define CKST_CHUNK 1024
+
 static int ckst_drain_batch(ckstore *p, uint32_t *pi) {
-  ckst_level *pL = &p->aLevel[0];
   uint32_t i = *pi, n = p->nPend;
-  uint64_t m = n - i, j;
-  size_t nDone;
-  int rc;
-  if (p->nLevel != 1 || m < 64 || m * 2 < pL->nBlock) return SQLITE_OK;
-  if (p->growth) {
-    uint64_t nRoom =
-        pL->p.capacity > pL->nCount ? pL->p.capacity - pL->nCount : 0;
-    if (m > nRoom) m = nRoom;
-    if (m == 0) return SQLITE_OK;
+  unsigned nDiscard = p->nDiscard;
+  int iMarked = -1, rc = SQLITE_OK;
+  signed char aLvl[CKST_CHUNK];
+  uint8_t aFound[CKST_CHUNK];
+  while (i < n) {
+    int nLevel = p->nLevel, iLast = nLevel - 1, k;
+    ckst_level *pL = &p->aLevel[iLast];
+    uint32_t c = n - i, j, e;
+    uint64_t b;
+    if (c < 64 || (uint64_t)c * 2 < pL->nBlock) break;
+    for (k = 0; k < nLevel; k++) {
+      rc = ckst_level_image(p, k);
+      if (rc != SQLITE_OK || p->aLevel[k].aImg == 0) goto done;
+    }
+    for (b = 0; iMarked != iLast && b < pL->nBlock; b++) {
+      rc = ckst_mark_dirty(p, ckst_cache_find(p, CKST_ID(iLast, b)));
+      if (rc != SQLITE_OK) goto done;
+    }
+    iMarked = iLast;
+    if (c > CKST_CHUNK) c = CKST_CHUNK;
+    memset(aLvl, -1, c);
+    for (k = iLast - 1; k >= 0; k--) {
+      cf_contains_batch(&p->aLevel[k].img, p->aPendHash + i, c, aFound);
+      for (j = 0; j < c; j++) {
+        if (aFound[j] && aLvl[j] < 0) aLvl[j] = (signed char)k;
+      }
+    }
+    for (j = 0; j < c && p->nLevel == nLevel;) {
+      for (e = j; e < c && aLvl[e] < 0; e++) {
+      }
+      if (e > j) {
+        uint64_t m = e - j;
+        size_t nDone;
+        if (p->growth) {
+          uint64_t nRoom =
+              pL->p.capacity > pL->nCount ? pL->p.capacity - pL->nCount : 0;
+          if (m > nRoom) m = nRoom;
+        }
+        pL->img.count = pL->nCount;
+        nDone = m ? cf_insert_batch(&pL->img, p->aPendHash + i + j, m, 0) : 0;
+        if (nDone > 0) {
+          pL->nCount += nDone;
+          pL->bCountDirty = 1;
+          j += (uint32_t)nDone;
+        }
+        if (j == e) continue;
+      }
+      /* item j matches an older level, or stopped the run */
+      p->iPendItem = (int)(i + j);
+      rc = ckst_insert_hash(p, p->aPendHash[i + j]);
+      p->iPendItem = -1;
+      if (p->nDiscard != nDiscard) return rc == SQLITE_OK ? SQLITE_ABORT : rc;
+      if (rc != SQLITE_OK) {
+        i += j;
+        goto done;
+      }
+      j++;
+    }
+    i += j;
   }
-  rc = ckst_level_image(p, 0);
-  if (rc != SQLITE_OK || pL->aImg == 0) return rc;
-  for (j = 0; j < pL->nBlock; j++) {
-    rc = ckst_mark_dirty(p, ckst_cache_find(p, CKST_ID(0, j)));
-    if (rc != SQLITE_OK) return rc;
-  }
-  pL->img.count = pL->nCount;
-  nDone = cf_insert_batch(&pL->img, p->aPendHash + i, (size_t)m, 0);
-  if (nDone > 0) {
-    pL->nCount += nDone;
-    pL->bCountDirty = 1;
-  }
-  *pi = i + (uint32_t)nDone;
-  return SQLITE_OK;
+done:
+  *pi = i;
+  return rc;
 }
 
 static int ckst_drain_pending(ckstore *p) {
@@ -1736,7 +1788,7 @@ static int ckst_drain_pending(ckstore *p) {
   if (p->nDiscard != nDiscard) return rc == SQLITE_OK ? SQLITE_ABORT : rc;
   if (rc != SQLITE_OK) {
     p->bDrainFailed = 1;
-    n = 0; /* nothing placed: everything stays pending */
+    n = 0; /* the items from i on stay pending */
   }
   for (; i < n; i++) {
     if (i + CKST_AHEAD < n) ckst_prefetch(p, p->aPendHash[i + CKST_AHEAD]);
@@ -1768,7 +1820,7 @@ int ckst_insert_later_int(ckstore *p, sqlite3_int64 v, sqlite3_value *pItem,
                           uint64_t *pHash) {
   uint64_t hash;
   if (!p->bLoaded) return -1;
-  *pHash = hash = cf_hash_int(p->seed, v);
+  *pHash = hash = cf_xxh3_8((uint64_t)v, p->keyInt);
   if (p->nPend < p->nPendAlloc) {
     ckst_pend *e = &p->aPend[p->nPend];
     p->aPendHash[p->nPend++] = hash;
