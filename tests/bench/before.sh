@@ -41,13 +41,21 @@ function median(s,   a, k, m, i, j, t) {
     if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
   return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 }
-{ v[$1 " " $2] = v[$1 " " $2] " " $3; if (!($2 in seen)) { seen[$2] = 1; order[++no] = $2 } }
+{
+  v[$1 " " $2] = v[$1 " " $2] " " $3
+  if (!($2 in seen)) { seen[$2] = 1; order[++no] = $2 }
+  if ($1 == "before") last[$2] = $3
+  else r[$2] = r[$2] " " $3 / last[$2]
+}
 END {
   print ""
-  print "| measure (items per CPU second, median) | before | after | after / before |"
-  print "| --- | ---: | ---: | ---: |"
+  print "| measure (items per CPU second) | before, median | after, median | after / before | ratio of each round: median (range) |"
+  print "| --- | ---: | ---: | ---: | --- |"
   for (i = 1; i <= no; i++) {
     m = order[i]; b = median(v["before " m]); a = median(v["after " m])
-    printf "| %s | %.2f M/s | %.2f M/s | %.2fx |\n", m, b / 1e6, a / 1e6, a / b
+    k = split(r[m], x, " "); lo = hi = x[1]
+    for (j = 2; j <= k; j++) { if (x[j] < lo) lo = x[j]; if (x[j] > hi) hi = x[j] }
+    printf "| %s | %.2f M/s | %.2f M/s | %.2fx | %.2fx (%.2f-%.2f) |\n", \
+      m, b / 1e6, a / 1e6, a / b, median(r[m]), lo, hi
   }
 }' "$out"
