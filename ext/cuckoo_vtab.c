@@ -881,15 +881,14 @@ static int ckvt_insert_bulk(ckvt_table *pTab, int argc, sqlite3_value **argv,
   return rc == SQLITE_OK ? rc : ckvt_err(pTab, rc);
 }
 
-static int ckvtUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
-                      sqlite3_int64 *pRowid) {
-  ckvt_table *pTab = (ckvt_table *)pVtab;
-  int isInsert = argc > 1 && sqlite3_value_type(argv[0]) == SQLITE_NULL;
-  int rc;
-  if (isInsert && (rc = ckvt_insert_bulk(pTab, argc, argv, pRowid)) >= 0) {
-    return rc;
-  }
-  rc = ckst_ready(pTab->pStore, 0);
+/* xUpdate for every row but the bulk-load row (kept out of line, so that
+** the bulk-load row's call has a small frame). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static int ckvt_update_row(ckvt_table *pTab, int argc, sqlite3_value **argv,
+                           sqlite3_int64 *pRowid, int isInsert) {
+  int rc = ckst_ready(pTab->pStore, 0);
   if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
   if (argc == 1) {
     int removed;
@@ -910,6 +909,17 @@ static int ckvtUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
   if (rc != SQLITE_OK) return rc;
   if (isInsert) return ckvt_insert(pTab, argv, pRowid);
   return ckvt_update(pTab, argv);
+}
+
+static int ckvtUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
+                      sqlite3_int64 *pRowid) {
+  ckvt_table *pTab = (ckvt_table *)pVtab;
+  int isInsert = argc > 1 && sqlite3_value_type(argv[0]) == SQLITE_NULL;
+  int rc;
+  if (isInsert && (rc = ckvt_insert_bulk(pTab, argc, argv, pRowid)) >= 0) {
+    return rc;
+  }
+  return ckvt_update_row(pTab, argc, argv, pRowid, isInsert);
 }
 
 /* ---------------------------------------------------------------------
