@@ -28,16 +28,10 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
+
+#include "bench.h"
 
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
-
-static double cpu(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-         (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-}
 
 static void exec(sqlite3 *db, const char *zSql) {
   char *zErr = 0;
@@ -62,7 +56,7 @@ static sqlite3_int64 one(sqlite3 *db, const char *zSql) {
 ** 3; the table must then hold nItems. */
 static double rate(sqlite3 *db, const char *zCreate, const char *zInsert,
                    sqlite3_int64 nItems) {
-  double a[3], x;
+  double a[3];
   int i;
   for (i = 0; i < 3; i++) {
     double t;
@@ -78,17 +72,7 @@ static double rate(sqlite3 *db, const char *zCreate, const char *zInsert,
     a[i] = (double)nItems / t;
   }
   exec(db, "DROP TABLE seen");
-#define SWAP(i, j)                                                             \
-  if (a[i] > a[j]) {                                                           \
-    x = a[i];                                                                  \
-    a[i] = a[j];                                                               \
-    a[j] = x;                                                                  \
-  }
-  SWAP(0, 1);
-  SWAP(1, 2);
-  SWAP(0, 1);
-#undef SWAP
-  return a[1];
+  return median3(a);
 }
 
 int main(int argc, char **argv) {

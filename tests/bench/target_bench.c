@@ -37,22 +37,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
+#include "bench.h"
 #include "cuckoo_filter.h"
 
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 
 static const char *zDbFile = "build/bench/target_bench.db";
 static int g_scale = 1;
-
-static double cpu(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-         (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-}
 
 static void die(sqlite3 *db, const char *zSql) {
   printf("target_bench: %s: %s\n", zSql, sqlite3_errmsg(db));
@@ -83,21 +76,6 @@ static double timed(sqlite3 *db, const char *zSql, sqlite3_int64 *pv) {
   }
   if (sqlite3_finalize(s) != SQLITE_OK) die(db, zSql);
   return cpu() - t0;
-}
-
-static double median3(double *a) {
-  double x;
-#define SWAP(i, j)                                                             \
-  if (a[i] > a[j]) {                                                           \
-    x = a[i];                                                                  \
-    a[i] = a[j];                                                               \
-    a[j] = x;                                                                  \
-  }
-  SWAP(0, 1);
-  SWAP(1, 2);
-  SWAP(0, 1);
-#undef SWAP
-  return a[1];
 }
 
 /* One row of the result table. */
