@@ -4,7 +4,8 @@
 # lists vs point lookups, the core's single-item lookup, cuckoo_contains
 # per row vs abs()).  `make bench` runs it too, with the other benchmarks.
 # BENCH_SCALE=N divides every size, for a quick run; BENCH_ONLY=lookup runs
-# only the two lookup measures (the core's single-item lookup, cuckoo_contains).
+# only the two lookup measures (the core's single-item lookup, cuckoo_contains),
+# BENCH_ONLY=bulk only the bulk loads.
 
 .PHONY: bench-targets bench-before
 

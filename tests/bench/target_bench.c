@@ -31,7 +31,8 @@
 ** repetitions.  Every database gets a 1 GiB page cache, synchronous=OFF
 ** and no rollback journal for the bulk loads (the same for both sides).
 ** BENCH_SCALE (default 1) divides every size.  With the argument
-** "lookup" only parts 4 and 5 run (make bench-targets BENCH_ONLY=lookup).
+** "lookup" only parts 4 and 5 run (make bench-targets BENCH_ONLY=lookup),
+** with "bulk" only part 1 (BENCH_ONLY=bulk).
 */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -377,6 +378,7 @@ int main(int argc, char **argv) {
   sqlite3 *db;
   sqlite3_int64 n;
   int onlyLookup = argc > 1 && strcmp(argv[1], "lookup") == 0;
+  int onlyBulk = argc > 1 && strcmp(argv[1], "bulk") == 0;
   if (z && atoi(z) > 0) g_scale = atoi(z);
   n = 3000000 / g_scale;
   sqlite3_auto_extension((void (*)(void))sqlite3_cuckoo_init);
@@ -407,6 +409,11 @@ int main(int argc, char **argv) {
     exec(db, zSql);
   }
   bulk(db, n, 10000000 / g_scale);
+  if (onlyBulk) {
+    sqlite3_close(db);
+    remove(zDbFile);
+    return 0;
+  }
   single(384u << 10, 200, "280-320");
   single(6u << 20, 100, "88-123");
   per_row(db, 2000000 / g_scale);
