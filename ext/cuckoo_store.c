@@ -460,6 +460,9 @@ const char *ckst_schema(const ckstore *p) { return p->zDb; }
 const char *ckst_name(const ckstore *p) { return p->zName; }
 const char *ckst_label(const ckstore *p) { return p->zLabel; }
 uint64_t ckst_seed(const ckstore *p) { return p->seed; }
+uint64_t ckst_hash_int(const ckstore *p, sqlite3_int64 v) {
+  return cf_xxh3_8((uint64_t)v, p->keyInt);
+}
 int ckst_levels(const ckstore *p) { return p->nLevel; }
 
 /* xShadowName: is zSuffix one of ckst_azShadow[] (any case)? */
@@ -1820,7 +1823,7 @@ int ckst_insert_later_int(ckstore *p, sqlite3_int64 v, sqlite3_value *pItem,
                           uint64_t *pHash) {
   uint64_t hash;
   if (!p->bLoaded) return -1;
-  *pHash = hash = cf_xxh3_8((uint64_t)v, p->keyInt);
+  *pHash = hash = ckst_hash_int(p, v);
   if (p->nPend < p->nPendAlloc) {
     ckst_pend *e = &p->aPend[p->nPend];
     p->aPendHash[p->nPend++] = hash;

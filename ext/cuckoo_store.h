@@ -135,6 +135,8 @@ CUCKOO_PRIVATE const char *ckst_name(const ckstore *p);
 CUCKOO_PRIVATE const char *
 ckst_label(const ckstore *p); /* "cuckoo table [SCHEMA.]NAME" */
 CUCKOO_PRIVATE uint64_t ckst_seed(const ckstore *p);
+/* cf_hash_int(ckst_seed(p), v), with the seed's XXH3 key computed once. */
+CUCKOO_PRIVATE uint64_t ckst_hash_int(const ckstore *p, sqlite3_int64 v);
 CUCKOO_PRIVATE int ckst_levels(const ckstore *p);
 /* True if zSuffix names one of the shadow tables (T_zSuffix). */
 CUCKOO_PRIVATE int ckst_is_shadow(const char *zSuffix);

@@ -492,7 +492,7 @@ static int ckvt_lookup(ckvt_cursor *pCur, ckstore *pStore, sqlite3_value *v) {
   int found, rc;
   if (sqlite3_value_type(v) == SQLITE_INTEGER) {
     /* the common probe (a join on integers), hashed directly */
-    h = cf_hash_int(ckst_seed(pStore), sqlite3_value_int64(v));
+    h = ckst_hash_int(pStore, sqlite3_value_int64(v));
     rc = ckst_contains(pStore, h, &found);
     if (rc != SQLITE_OK || !found) return rc;
     return ckvt_add_row(pCur, v, h);
