@@ -4,8 +4,8 @@
 ** target_bench.c: the product's fast paths against their natural
 ** alternatives, each pair measured in this one run, as one table with the
 ** target of each ratio.  Run from the repository root by `make bench`
-** (or alone: `make -C tests/bench target`), built with the extension
-** linked statically.
+** (or alone: `make -C tests/bench target`); the SQL measures load
+** ./cuckoo.so, the core's lookup rows use the core compiled in.
 **
 **   1. Bulk load: INSERT INTO seen(item) SELECT x FROM src, 3*10^6
 **      ascending integers from an existing table, into a cuckoo table
