@@ -180,6 +180,8 @@ static void cf_setup(cf_filter *f, uint8_t *buf) {
   f->x.wide = 0;
   f->x.top_bytes = 0;
   f->x.top_lo = f->x.top_hi = 0;
+  f->x.top_at = 0;
+  f->x.top_span = 0;
   f->x.alt_small = cf_alt_tab_usable(fb);
   f->x.lo = f->x.hi = f->x.ss_lo = f->x.ss_hi = f->x.ss_m7 = f->x.ss_gmul = 0;
   f->x.wlo[0] = f->x.wlo[1] = f->x.whi[0] = f->x.whi[1] = 0;
@@ -216,6 +218,9 @@ static void cf_setup(cf_filter *f, uint8_t *buf) {
     for (s = 0; s < f->p.bucket_size; s++)
       f->x.top_lo |= (uint64_t)1 << (s * fb + up);
     f->x.top_hi = f->x.top_lo << (fb - 1);
+    /* the window of bucket 0 starts in the header (see cuckoo_filter.h) */
+    f->x.top_at = f->table + f->x.top_bytes - 8;
+    f->x.top_span = f->p.nbuckets * f->x.top_bytes;
   }
 #ifdef __SIZEOF_INT128__
   /* Wider plain buckets: one 128-bit window (see "Wide bucket words"). */
@@ -612,6 +617,7 @@ int cf_view_init(cf_filter *f, const cf_params *p, uint32_t nbuckets) {
   f->p = q;
   cf_setup(f, dummy);
   f->x.top_bytes = 0; /* a region has no header before it */
+  f->x.top_at = 0;
   f->blob = 0;
   f->table = 0;
   return CF_OK;

@@ -156,6 +156,9 @@ typedef struct cf_fast {
   unsigned top_bytes;   /* plain buckets of 2..8 whole bytes: their bytes */
   uint64_t top_lo;      /* lo, moved to the top of a 64-bit word */
   uint64_t top_hi;      /* hi, likewise */
+  const uint8_t *top_at; /* table + top_bytes - 8: bucket i's word at
+                         ** top_at + i * top_bytes */
+  uint64_t top_span;    /* nbuckets * top_bytes */
   int alt_small;        /* f <= CF_ALT_TAB_BITS and cf_alt_tab is filled */
   uint64_t wlo[2];      /* wide buckets: lo as 128 bits (low, high half) */
   uint64_t whi[2];      /* wide buckets: hi likewise */
@@ -518,17 +521,25 @@ CF_INLINE unsigned cf_slot_at(const cf_filter *f, unsigned pos) {
 ** with the bucket hold it in their top bits; the bits below belong to
 ** earlier buckets (or the header) and do not matter: borrows travel only
 ** upward, and top_hi has no bit there. */
-CF_INLINE uint64_t cf_top_has(const cf_filter *f, uint32_t i, uint64_t pat) {
-  uint64_t x = cf_ld64(f->table + ((size_t)i + 1) * f->x.top_bytes - 8) ^ pat;
+CF_INLINE uint64_t cf_top_has(const cf_filter *f, size_t at, uint64_t pat) {
+  uint64_t x = cf_ld64(f->x.top_at + at) ^ pat;
   return (x - f->x.top_lo) & ~x;
 }
 
 CF_INLINE int cf_contains_hash(const cf_filter *f, uint64_t hash) {
   cf_key k = cf_split(f->p.nbuckets, f->fp_mask, hash);
   if (f->x.top_bytes) {
-    uint32_t i2 = cf_alt_of(f, k.i1, k.fp);
+    /* The alternate bucket's offset straight from H(fp) (cf_alt_from():
+    ** i2 = H - i1, plus m when H < i1), without i2 itself: the multiply
+    ** by top_bytes then runs beside the comparison, not after it. */
+    uint32_t h = cf_reduce(f->x.alt_small ? cf_alt_tab[k.fp]
+                                          : cf_alt_mix(k.fp),
+                           f->p.nbuckets);
+    uint64_t at1 = (uint64_t)k.i1 * f->x.top_bytes;
+    uint64_t at2 = (uint64_t)h * f->x.top_bytes - at1 +
+                   (f->x.top_span & (0 - (uint64_t)(h < k.i1)));
     uint64_t pat = k.fp * f->x.top_lo;
-    return ((cf_top_has(f, k.i1, pat) | cf_top_has(f, i2, pat)) &
+    return ((cf_top_has(f, (size_t)at1, pat) | cf_top_has(f, (size_t)at2, pat)) &
             f->x.top_hi) != 0;
   }
   if (f->x.swar) {
