@@ -516,11 +516,11 @@ CF_INLINE unsigned cf_slot_at(const cf_filter *f, unsigned pos) {
   return (pos * f->x.slot_recip) >> 16;
 }
 
-/* Nonzero iff a slot field of plain bucket i (of f->x.top_bytes bytes)
-** holds fingerprint fp; pat = fp * f->x.top_lo.  The 8 bytes that end
-** with the bucket hold it in their top bits; the bits below belong to
-** earlier buckets (or the header) and do not matter: borrows travel only
-** upward, and top_hi has no bit there. */
+/* Nonzero iff a slot field of plain bucket i (of f->x.top_bytes bytes,
+** at = i * top_bytes) holds fingerprint fp; pat = fp * f->x.top_lo.  The
+** 8 bytes that end with the bucket hold it in their top bits; the bits
+** below belong to earlier buckets (or the header) and do not matter:
+** borrows travel only upward, and top_hi has no bit there. */
 CF_INLINE uint64_t cf_top_has(const cf_filter *f, size_t at, uint64_t pat) {
   uint64_t x = cf_ld64(f->x.top_at + at) ^ pat;
   return (x - f->x.top_lo) & ~x;
@@ -539,7 +539,8 @@ CF_INLINE int cf_contains_hash(const cf_filter *f, uint64_t hash) {
     uint64_t at2 = (uint64_t)h * f->x.top_bytes - at1 +
                    (f->x.top_span & (0 - (uint64_t)(h < k.i1)));
     uint64_t pat = k.fp * f->x.top_lo;
-    return ((cf_top_has(f, (size_t)at1, pat) | cf_top_has(f, (size_t)at2, pat)) &
+    return ((cf_top_has(f, (size_t)at1, pat) |
+             cf_top_has(f, (size_t)at2, pat)) &
             f->x.top_hi) != 0;
   }
   if (f->x.swar) {
