@@ -618,6 +618,7 @@ int cf_view_init(cf_filter *f, const cf_params *p, uint32_t nbuckets) {
   cf_setup(f, dummy);
   f->x.top_bytes = 0; /* a region has no header before it */
   f->x.top_at = 0;
+  f->x.top_span = 0;
   f->blob = 0;
   f->table = 0;
   return CF_OK;

@@ -480,10 +480,15 @@ CF_INLINE uint32_t cf_alt(uint64_t nbuckets, uint32_t i, uint32_t fp) {
   return cf_alt_from(nbuckets, i, cf_alt_mix(fp));
 }
 
-/* cf_alt() for filter f, from the table when f's fingerprints fit it. */
+/* cf_alt_mix(fp) for filter f, from the table when f's fingerprints fit
+** it. */
+CF_INLINE uint32_t cf_alt_mix_of(const cf_filter *f, uint32_t fp) {
+  return f->x.alt_small ? cf_alt_tab[fp] : cf_alt_mix(fp);
+}
+
+/* cf_alt() for filter f. */
 CF_INLINE uint32_t cf_alt_of(const cf_filter *f, uint32_t i, uint32_t fp) {
-  return cf_alt_from(f->p.nbuckets, i,
-                     f->x.alt_small ? cf_alt_tab[fp] : cf_alt_mix(fp));
+  return cf_alt_from(f->p.nbuckets, i, cf_alt_mix_of(f, fp));
 }
 
 /* Offset of bucket i's 8-byte window; *pShift = the bucket's first bit
@@ -532,9 +537,7 @@ CF_INLINE int cf_contains_hash(const cf_filter *f, uint64_t hash) {
     /* The alternate bucket's offset straight from H(fp) (cf_alt_from():
     ** i2 = H - i1, plus m when H < i1), without i2 itself: the multiply
     ** by top_bytes then runs beside the comparison, not after it. */
-    uint32_t h = cf_reduce(f->x.alt_small ? cf_alt_tab[k.fp]
-                                          : cf_alt_mix(k.fp),
-                           f->p.nbuckets);
+    uint32_t h = cf_reduce(cf_alt_mix_of(f, k.fp), f->p.nbuckets);
     uint64_t at1 = (uint64_t)k.i1 * f->x.top_bytes;
     uint64_t at2 = (uint64_t)h * f->x.top_bytes - at1 +
                    (f->x.top_span & (0 - (uint64_t)(h < k.i1)));
