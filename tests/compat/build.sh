@@ -3,6 +3,12 @@
 # build/compat/<version>/ (kept there: a second run does nothing).
 #
 #   sh tests/compat/build.sh 3.31.1
+#   sh tests/compat/build.sh --src 3.54.1 DIR
+#
+# With --src nothing is built: DIR receives the version's sqlite3.c,
+# sqlite3.h, sqlite3ext.h and shell.c (the version's own, or its first
+# companion's; see below) and a SOURCES file, for builds of other kinds
+# (WebAssembly, Windows) that compile SQLite themselves.
 #
 # Result, all from the same version's sqlite3.c:
 #   lib/libsqlite3.so.0   the library, with Debian's compile options
@@ -17,13 +23,19 @@
 # files from the nearest release tests/compat/versions names that builds
 # cleanly against this version's sqlite3.h and library; SOURCES says so.
 set -e
+srconly=""
+if [ "$1" = --src ]; then
+  srconly=$3
+  [ -n "$srconly" ] || { echo "usage: build.sh --src VERSION DIR" >&2; exit 1; }
+  shift
+fi
 ver=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/tests/compat
 out=$top/build/compat/$ver
 npmdir=$top/build/compat/npm
 # Built already by this same build.sh: nothing to do.
-if grep -qs "^build.sh $(sha256sum "$0" | cut -d' ' -f1)$" "$out/SOURCES"; then
+if [ -z "$srconly" ] && grep -qs "^build.sh $(sha256sum "$0" | cut -d' ' -f1)$" "$out/SOURCES"; then
   exit 0
 fi
 
@@ -74,6 +86,27 @@ src=$out.src
 unpack "$pkg" "$where" "$src"
 got=$(sed -n 's/^#define SQLITE_VERSION *"\(.*\)"/\1/p' "$src/sqlite3.h")
 [ "$got" = "$ver" ] || { echo "build.sh: $pkg holds SQLite $got, not $ver" >&2; exit 1; }
+
+# --src: the sources only, shell.c from the version itself or from its
+# first companion (the one `make compat` checks builds against it).
+if [ -n "$srconly" ]; then
+  mkdir -p "$srconly"
+  cp "$src/sqlite3.c" "$src/sqlite3.h" "$src/sqlite3ext.h" "$srconly/"
+  from="$pkg ($where)"
+  if [ "$companion" != - ]; then
+    c=${companion%%,*}
+    cwhere=$(tar tzf "$(fetch "$c")" |
+      sed -n 's|^package/\(deps/sqlite-autoconf-[0-9]*\.tar\.gz\)$|\1|p')
+    unpack "$c" "$cwhere" "$out.companion"
+    src=$out.companion
+    from="$c ($cwhere)"
+  fi
+  cp "$src/shell.c" "$srconly/"
+  printf 'SQLite %s\nsqlite3.c, sqlite3.h, sqlite3ext.h: %s (%s)\nshell.c: %s\n' \
+    "$ver" "$pkg" "$where" "$from" >"$srconly/SOURCES"
+  rm -rf "$out.src" "$out.companion"
+  exit 0
+fi
 
 # Debian's compile options (PRAGMA compile_options of Debian 12's build);
 # JSON1 is built in from 3.38 and an option before; DESERIALIZE is on by
