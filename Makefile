@@ -1,28 +1,19 @@
 # cuckoo: a SQLite extension for cuckoo filters.
 #
 #   make            build ./cuckoo.so (load with .load ./cuckoo)
-#   make demo       run sql/demo.sql in the sqlite3 shell
-#   make test       everything CI runs, in order: `check`, `asan`,
-#                   `test-fuzz`, then the test targets the mk/*.mk
-#                   fragments add (compatibility, cross-CPU, tools, cluster,
-#                   packaging, clients); one closing line "N passed,
-#                   N failed" adding them all up
-#   make check      the suite, optimized: tests/*.test and tests/*_test.c
-#                   (short model run and crash test included)
-#   make asan       the suite again against the extension and C tests
-#                   built with -fsanitize=address,undefined
-#   make test-fuzz  each libFuzzer target of tests/fuzz for FUZZ_SHORT s
-#   make test-long  the long runs: model test (MODEL_OPS operations in
-#                   MODEL_JOBS processes) and crash test (CRASH_KILLS kills)
-#   make fuzz       each libFuzzer target for FUZZ_SECONDS s
-#   make bench      benchmarks (tests/bench), printed as tables
-#   make figure     redraw the figures in docs/img (installs gnuplot-nox)
-#   make static     libcuckoo.a built with -DSQLITE_CORE for static linking
-#   make install    system-wide (PREFIX, DESTDIR; `make uninstall`), and
-#   make dist       the release tarball: see mk/pkg.mk, docs/install.md
+#   make help       every target, one line each
+#   make test       everything CI runs: the parts listed in TEST_PARTS
+#                   below, in that order (`make test-parts` prints them),
+#                   with one closing line "N passed, N failed" adding them
+#                   all up
 #
-# `make demo` and the test targets first install missing Debian packages
-# (the `deps` target checks with dpkg -s and only then runs apt-get).
+# Each target has one line "## name: what it does" above its rule, here
+# or in the fragment of mk/ that holds it (mk/bench.mk the benchmarks,
+# mk/compat.mk other SQLite versions and CPUs, mk/pkg.mk installing and
+# releasing, ...); `make help` prints those lines and fails when a .PHONY
+# target has none.  `make demo` and the test targets first install missing
+# Debian packages (the `deps` target checks with dpkg -s and only then
+# runs apt-get).
 
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
@@ -49,18 +40,21 @@ MODEL_SEED  ?= 1
 CRASH_KILLS ?= 400
 CRASH_SEED  ?= 1
 
-.PHONY: all deps build-deps test check asan demo bench figure static clean fuzz test-fuzz \
-        test-long
+.PHONY: all deps build-deps test test-parts help check asan demo static \
+        clean fuzz test-fuzz test-long
 
+## all: ./cuckoo.so, the loadable extension (what `make` alone builds)
 all: cuckoo.so
 
 cuckoo.so: $(EXTSRC) $(EXTHDR)
 	@CC="$(CC)" sh dist/check-headers.sh
 	$(CC) $(CFLAGS) $(WARN) -fPIC -shared -fvisibility=hidden -o $@ $(EXTSRC) -lm
 
+## deps: the Debian packages the test targets need (dpkg -s, then apt-get)
 deps:
 	@sh tests/deps.sh $(PKGS)
 
+## build-deps: the Debian packages building needs (make, demo, static, install)
 build-deps:
 	@sh tests/deps.sh $(BUILD_PKGS)
 
@@ -102,21 +96,56 @@ build/asan/cuckoo.so: $(EXTSRC) $(EXTHDR)
 	@mkdir -p build/asan
 	$(CC) -O1 -g $(SANFLAGS) $(WARN) -fPIC -shared -fvisibility=hidden -o $@ $(EXTSRC) -lm
 
-# The parts of `make test`, in order; the fragments in mk/ append theirs.
-TEST_PARTS := "$(MAKE) --no-print-directory check" \
-              "$(MAKE) --no-print-directory asan" \
-              "$(MAKE) --no-print-directory test-fuzz"
+# The parts of `make test`, in the order it runs them: each a target of
+# this Makefile or of a fragment of mk/, run as `make PART` by
+# tests/suite.sh, which adds up their "N passed, N failed" lines.  This is
+# the one list: a new part (test-wasm of mk/wasm.mk, test-windows of
+# mk/windows.mk, ...) is added here, one line each, at the end; its
+# fragment defines the target and its "## " help line, and does not touch
+# TEST_PARTS (the check after the include below stops make if one does).
+TEST_PARTS := \
+  check \
+  asan \
+  test-fuzz \
+  test-compat \
+  cross \
+  test-tools \
+  test-dqlite \
+  test-dist \
+  test-install \
+  test-python \
+  test-node \
+  test-clients
+TEST_PARTS_LISTED := $(TEST_PARTS)
 
-# Targets of their own (install, compatibility matrix, cross builds,
-# client packages, the dqlite node) live in mk/*.mk.
+# Targets of their own (benchmarks, formatting, install and release,
+# compatibility matrix, cross builds, client packages, the dqlite node)
+# live in mk/*.mk.
 include $(sort $(wildcard mk/*.mk))
 
-test: deps
-	@sh tests/suite.sh $(TEST_PARTS)
+ifneq ($(TEST_PARTS),$(TEST_PARTS_LISTED))
+$(error TEST_PARTS was changed in mk/: list the parts of make test in the Makefile only)
+endif
 
+## test: every part of TEST_PARTS in order (CI), one closing "N passed, N failed"
+test: deps
+	@sh tests/suite.sh $(foreach p,$(TEST_PARTS),"$(MAKE) --no-print-directory $(p)")
+
+## test-parts: print the parts of `make test`, in order, one a line
+test-parts:
+	@printf '%s\n' $(TEST_PARTS)
+
+## help: print every target of the Makefile and mk/*.mk, one line each
+help:
+	@awk -f mk/help.awk Makefile $(sort $(wildcard mk/*.mk))
+	@echo
+	@echo "make test runs, in order: $(TEST_PARTS)"
+
+## check: the suite, optimized: tests/*.test and tests/*_test.c (short model and crash runs)
 check: deps cuckoo.so $(CTESTS)
 	tclsh tests/run.tcl --ext ./cuckoo.so $(CTESTS)
 
+## test-long: the long runs: model test (MODEL_OPS, MODEL_JOBS) and crash test (CRASH_KILLS)
 test-long: deps build/model_test build/crash_test
 	@sh tests/suite.sh \
 	  "build/model_test --ops $(MODEL_OPS) --jobs $(MODEL_JOBS) \
@@ -127,6 +156,7 @@ test-long: deps build/model_test build/crash_test
 # The sanitized extension runs inside the stock tclsh, so the ASan
 # runtime is preloaded; leak checking is left to the C tests (tclsh
 # itself does not free everything at exit).
+## asan: the suite again, extension and C tests built with -fsanitize=address,undefined
 asan: deps build/asan/cuckoo.so $(ATESTS)
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -135,21 +165,17 @@ asan: deps build/asan/cuckoo.so $(ATESTS)
 	ASAN_OPTIONS=detect_leaks=1 tclsh tests/run.tcl --sanitized --only-c \
 	  --ext ./build/asan/cuckoo.so $(ATESTS)
 
+## demo: build ./cuckoo.so and run sql/demo.sql in the sqlite3 shell
 demo: build-deps cuckoo.so
 	sqlite3 :memory: < sql/demo.sql
 
-bench: deps cuckoo.so
-	$(MAKE) -C tests/bench run
-
-# The figures of docs/benchmarks.md (gnuplot: a bench-only need).
-figure: deps
-	$(MAKE) -C tests/bench figure
-
 # libFuzzer targets (clang): `fuzz` runs each for FUZZ_SECONDS,
 # `test-fuzz` for FUZZ_SHORT (part of `make test`).
+## fuzz: each libFuzzer target of tests/fuzz for FUZZ_SECONDS s
 fuzz: deps
 	$(MAKE) -C tests/fuzz run
 
+## test-fuzz: each libFuzzer target for FUZZ_SHORT s (part of make test)
 test-fuzz: deps
 	$(MAKE) -C tests/fuzz short
 
@@ -157,6 +183,7 @@ test-fuzz: deps
 # (ld -r) with every hidden symbol made local, so that only
 # sqlite3_cuckoo_init is left for a program's link to see and no internal
 # name (cf_*, cksql_*, ckst_*) can clash with the program's own.
+## static: libcuckoo.a, built with -DSQLITE_CORE for static linking
 static: libcuckoo.a
 
 libcuckoo.a: $(EXTSRC) $(EXTHDR)
@@ -168,6 +195,7 @@ libcuckoo.a: $(EXTSRC) $(EXTHDR)
 	objcopy --localize-hidden build/static/libcuckoo.o
 	rm -f $@ && ar rcs $@ build/static/libcuckoo.o
 
+## clean: remove build/, cuckoo.so, libcuckoo.a and release tarballs
 clean:
 	rm -rf build cuckoo.so libcuckoo.a cuckoo-*.tar.gz
 	[ ! -f tests/bench/Makefile ] || $(MAKE) -C tests/bench clean

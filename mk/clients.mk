@@ -16,10 +16,10 @@ CLIENTS_SNIPPET_PKGS := golang-go golang-github-mattn-go-sqlite3-dev tcl \
 
 .PHONY: test-clients clients-snippet-deps
 
+## clients-snippet-deps: the Debian packages of test-clients (Go, Tcl, C)
 clients-snippet-deps:
 	@sh tests/deps.sh $(CLIENTS_SNIPPET_PKGS)
 
+## test-clients: the snippets of docs/clients.md and the README in the shell, Go, Tcl, C
 test-clients: clients-snippet-deps cuckoo.so libcuckoo.a
 	@sh tests/clients_test.sh
-
-TEST_PARTS += "$(MAKE) --no-print-directory test-clients"

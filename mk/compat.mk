@@ -1,4 +1,4 @@
-# compat.mk: the SQLite version matrix and the cross-CPU builds.
+# mk/compat.mk: the SQLite version matrix and the cross-CPU builds.
 #
 #   make compat       the whole suite, the SQL C tests and the database
 #                     travel test against every SQLite of
@@ -27,16 +27,16 @@ CROSS_SCALE ?= 20
 
 .PHONY: compat test-compat compat-deps cross
 
-TEST_PARTS += "$(MAKE) --no-print-directory test-compat" \
-              "$(MAKE) --no-print-directory cross"
-
+## compat-deps: the Debian packages of compat and test-compat (npm when missing)
 compat-deps:
 	@sh tests/deps.sh $(COMPAT_PKGS)
 	@command -v npm >/dev/null || sh tests/deps.sh npm
 
+## compat: the suite against every SQLite of tests/compat/versions
 compat: compat-deps cuckoo.so
 	sh tests/compat/run.sh $(COMPAT_VERSIONS)
 
+## test-compat: the same for the oldest and newest SQLite, short C tests (part of make test)
 test-compat: compat-deps cuckoo.so
 	sh tests/compat/run.sh --quick $(COMPAT_OLDEST) $(COMPAT_NEWEST)
 
@@ -60,6 +60,7 @@ build/cross/blob_tool: tests/cross/blob_tool.c $(EXTSRC) $(EXTHDR)
 	@mkdir -p build/cross
 	$(CC) $(CFLAGS) $(WARN) -Iext -o $@ $< $(CORESRC) -lm
 
+## cross: core_test and BLOB round trips on s390x and aarch64 under qemu (part of make test)
 cross:
 	@sh tests/deps.sh $(CROSS_PKGS)
 	@$(MAKE) --no-print-directory build/cross/blob_tool \

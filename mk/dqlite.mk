@@ -14,6 +14,7 @@ DQLITE_TEST_PKGS := $(DQLITE_PKGS) go-dqlite sqlite3 python3
 
 .PHONY: dqlite test-dqlite
 
+## dqlite: build/cuckoo-node, a dqlite node with the extension linked in
 dqlite:
 	@sh tests/deps.sh $(DQLITE_PKGS)
 	@$(MAKE) --no-print-directory static
@@ -22,8 +23,7 @@ dqlite:
 	  contrib/dqlite/cuckoo_node.c libcuckoo.a \
 	  $$(pkg-config --libs dqlite) -lsqlite3 -lpthread -lm
 
+## test-dqlite: a 3-node dqlite cluster on 127.0.0.1 with filters and a cuckoo table
 test-dqlite: dqlite cuckoo.so
 	@sh tests/deps.sh $(DQLITE_TEST_PKGS)
 	sh contrib/dqlite/test.sh build/cuckoo-node ./cuckoo.so
-
-TEST_PARTS += "$(MAKE) --no-print-directory test-dqlite"

@@ -17,8 +17,7 @@ NODE_PKGS := nodejs gcc g++ make python3 libsqlite3-dev libxxhash-dev
 
 .PHONY: test-node
 
-TEST_PARTS += "$(MAKE) --no-print-directory test-node"
-
+## test-node: the Node.js package from its folder and its tarball, with two npm clients
 test-node: cuckoo.so
 	@sh tests/deps.sh $(NODE_PKGS)
 	@command -v npm >/dev/null || sh tests/deps.sh npm

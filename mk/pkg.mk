@@ -40,6 +40,7 @@ build/cuckoo.pc: dist/cuckoo.pc.in ext/cuckoo.h
 	    -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # The .pc file depends on the variables: always written anew.
+## install: cuckoo.so, libcuckoo.a, cuckoo.h, cuckoo.pc into DESTDIR+PREFIX
 install: cuckoo.so libcuckoo.a
 	@rm -f build/cuckoo.pc && $(MAKE) --no-print-directory build/cuckoo.pc
 	install -d $(DESTDIR)$(EXTDIR) $(DESTDIR)$(LIBDIR) \
@@ -51,11 +52,13 @@ install: cuckoo.so libcuckoo.a
 
 # The pkgconfig directory is removed too when it is left empty (install
 # may have created it); the others are standard directories.
+## uninstall: remove exactly the files install wrote (same variables)
 uninstall:
 	rm -f $(DESTDIR)$(EXTDIR)/cuckoo.so $(DESTDIR)$(LIBDIR)/libcuckoo.a \
 	  $(DESTDIR)$(INCLUDEDIR)/cuckoo.h $(DESTDIR)$(PKGCONFIGDIR)/cuckoo.pc
 	-rmdir $(DESTDIR)$(PKGCONFIGDIR) 2>/dev/null || true
 
+## dist: cuckoo-VERSION.tar.gz, the one-file amalgamation and its README
 dist: $(DISTNAME).tar.gz
 
 $(DISTNAME).tar.gz: $(EXTSRC) $(EXTHDR) dist/amalgamate.sh dist/README.md \
@@ -68,13 +71,12 @@ $(DISTNAME).tar.gz: $(EXTSRC) $(EXTHDR) dist/amalgamate.sh dist/README.md \
 	  -czf $@ $(DISTNAME)
 	@echo "wrote $@"
 
+## test-dist: the tarball unpacked and built as its README says, checked
 test-dist: build-deps cuckoo.so $(DISTNAME).tar.gz
 	sh tests/dist_test.sh $(DISTNAME).tar.gz ./cuckoo.so
 
+## test-install: a staged install, then a real one loaded by bare name, then uninstall
 test-install: build-deps cuckoo.so libcuckoo.a
 	@sh tests/deps.sh python3 nodejs pkg-config
 	@command -v npm >/dev/null || sh tests/deps.sh npm
 	sh tests/install_test.sh
-
-TEST_PARTS += "$(MAKE) --no-print-directory test-dist" \
-              "$(MAKE) --no-print-directory test-install"

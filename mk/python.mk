@@ -15,8 +15,7 @@ PYTHON_PKGS := python3 python3-pip python3-venv python3-setuptools \
 
 .PHONY: test-python
 
+## test-python: the Python package in a venv, with sqlite3, apsw and sqlite-utils
 test-python: cuckoo.so
 	@sh tests/deps.sh $(PYTHON_PKGS)
 	/usr/bin/python3 tests/python/run.py
-
-TEST_PARTS += "$(MAKE) --no-print-directory test-python"

@@ -6,11 +6,11 @@
 #
 #   sh tests/bench/before.sh [COMMIT [ROUNDS]]
 #
-# COMMIT defaults to 7dbac33, main when the fast-core issue was filed (the
-# "today" of its targets); ROUNDS to 3.  BENCH_N (default 10000000) is the
-# number of random items.  Run from the repository root (it needs git).
+# COMMIT (any name git knows: a hash, main, a tag) defaults to main;
+# ROUNDS to 3.  BENCH_N (default 10000000) is the number of random items.
+# Run from the repository root (it needs git).
 set -eu
-before=${1:-7dbac33}
+before=${1:-main}
 rounds=${2:-3}
 n=${BENCH_N:-10000000}
 cc=${CC:-gcc}
@@ -26,7 +26,7 @@ $cc -O2 -DSQLITE_CORE -Iext -o "$top/bulk_load" tests/bench/bulk_load.c \
 db=$top/bulk_load.db
 out=$top/before.out
 rm -f "$db" "$out"
-echo "bulk load, before ($before) and after ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- ext || echo ', with changes')): $rounds rounds, N = $n"
+echo "bulk load, before ($before, $(git rev-parse --short "$before")) and after ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- ext || echo ', with changes')): $rounds rounds, N = $n"
 i=1
 while [ "$i" -le "$rounds" ]; do
   "$old/bulk_load" "$db" "$n" | sed 's/^/before /' >>"$out"

@@ -1,4 +1,4 @@
-# mk/cleanup.mk: source formatting.
+# mk/format.mk: source formatting.
 #
 #   make format        clang-format (the repository's .clang-format) over
 #                      every C source and header of ext/, tests/ and
@@ -12,10 +12,12 @@ CLANG_FORMAT ?= clang-format
 
 .PHONY: format format-check
 
+## format: clang-format every C source and header of ext/, tests/, contrib/ in place
 format:
 	@sh tests/deps.sh clang-format
 	$(CLANG_FORMAT) -i $(FORMAT_SRC)
 
+## format-check: list the C files clang-format would change; fail if any
 format-check:
 	@sh tests/deps.sh clang-format
 	@bad=""; for f in $(FORMAT_SRC); do \

@@ -1,0 +1,43 @@
+# mk/bench.mk: the benchmarks (tests/bench, docs/benchmarks.md).  None is
+# part of `make test`: timings belong in docs, never in tests.
+#
+# BENCH_SCALE=N divides every size of tests/bench, for a quick run.
+# `make bench-targets` is the fast paths against their natural
+# alternatives in one table (tests/bench/target_bench.c: bulk INSERT vs a
+# heap table, join and EXISTS probes vs a WITHOUT ROWID primary key, IN
+# lists vs point lookups, the core's single-item lookup, cuckoo_contains
+# per row vs abs()); `make bench` runs it too, with the other benchmarks.
+# BENCH_ONLY=lookup runs only its two lookup measures (the core's
+# single-item lookup, cuckoo_contains), BENCH_ONLY=bulk only the bulk loads.
+
+.PHONY: bench bench-targets bench-before bench-tools figure
+
+## bench: every benchmark of tests/bench, each printed as a table
+bench: deps cuckoo.so
+	$(MAKE) -C tests/bench run
+
+## bench-targets: the fast paths against their natural alternatives, one table
+bench-targets: deps cuckoo.so
+	$(MAKE) -C tests/bench target
+
+# The bulk load built from ext/ of another commit and from the working
+# tree, run alternately in one session (tests/bench/before.sh,
+# bulk_load.c): BEFORE, the commit to compare with (default main), and
+# ROUNDS (default 3); about a minute and a half per round at 10^7 items.
+BEFORE ?= main
+ROUNDS ?= 3
+## bench-before: the bulk load of BEFORE (default main) and of the working tree, alternated
+bench-before: deps
+	sh tests/bench/before.sh $(BEFORE) $(ROUNDS)
+
+# Counting and emptying a table of BENCH_TOOLS_N items (docs/tools.md).
+BENCH_TOOLS_N ?= 10000000
+## bench-tools: counting and emptying a cuckoo table of BENCH_TOOLS_N items
+bench-tools: cuckoo.so
+	@sh tests/deps.sh tcl libsqlite3-tcl
+	tclsh tests/tools/empty_bench.tcl ./cuckoo.so $(BENCH_TOOLS_N)
+
+# The figures of docs/benchmarks.md (gnuplot: a bench-only need).
+## figure: redraw the figures in docs/img (installs gnuplot-nox)
+figure: deps
+	$(MAKE) -C tests/bench figure
