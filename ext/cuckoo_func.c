@@ -198,7 +198,7 @@ static void ck_cached_free(void *p) {
 }
 
 /* Every row but the common one (see ck_contains()); c is the auxdata. */
-static __attribute__((noinline)) void
+static CUCKOO_NOINLINE void
 ck_contains_row(sqlite3_context *ctx, sqlite3_value **argv, ck_cached *c) {
   cf_filter fLocal;
   const cf_filter *f;

@@ -29,6 +29,17 @@ CUCKOO_HIDDEN extern const sqlite3_api_routines *sqlite3_api;
 #endif
 #endif
 
+/* Keep a function out of line: a rare path kept out of a hot caller's
+** frame.  (Defined here unless a header included above defines it: one
+** macro for every file that needs it.) */
+#ifndef CUCKOO_NOINLINE
+#if defined(__GNUC__) || defined(__clang__)
+#define CUCKOO_NOINLINE __attribute__((noinline))
+#else
+#define CUCKOO_NOINLINE
+#endif
+#endif
+
 /* Default seed of every filter (deterministic; override with seed=N). */
 #define CUCKOO_DEFAULT_SEED 0
 

@@ -3,7 +3,9 @@
 **
 ** cuckoo_store.h: the block store behind the cuckoo virtual table: one
 ** table's filter kept in three shadow tables, read and written through a
-** per-connection block cache.  cuckoo_vtab.c maps SQL onto it.
+** per-connection block cache.  cuckoo_vtab.c maps SQL onto it; this
+** header is all it sees of the store.  The store's own files, by concern,
+** are listed in cuckoo_store_int.h.
 **
 ** Shadow tables of a table T in schema S (all names quoted with "%w"):
 **
@@ -72,7 +74,7 @@
 **      is ever open across a statement, transaction or savepoint
 **      boundary; reads go through a prepared SELECT that is reset after
 **      every block (or, when a level's image is built, after the level's
-**      range of blocks: see ckst_level in cuckoo_store.c).
+**      range of blocks: see ckst_level in cuckoo_store_int.h).
 **   5. ckst_refresh() validates the cache against other connections'
 **      commits: PRAGMA data_version, and when that moved, the cookie.
 **   6. Every shadow row is validated before use.  A missing, mistyped or
@@ -106,7 +108,7 @@ typedef struct ckst_options {
   cksql_options o; /* bucket_size, seed, variant */
 } ckst_options;
 
-/* A table's store (its insides live in cuckoo_store.c). */
+/* A table's store (its insides: cuckoo_store_int.h). */
 typedef struct ckstore ckstore;
 
 /* Parse the module arguments into *pOpt (defaults for what is not
@@ -156,7 +158,8 @@ CUCKOO_PRIVATE int ckst_insert(ckstore *p, uint64_t hash, sqlite3_value *pItem);
 CUCKOO_PRIVATE int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved);
 
 /*
-** Pending inserts, for bulk loads.  ckst_insert_later() only records an
+** Pending inserts, for bulk loads (cuckoo_store_defer.c).
+** ckst_insert_later() only records an
 ** INTEGER or REAL item's hash and value (24 bytes; at most CKST_PEND_MAX
 ** of them per table; at the bound, if the array cannot grow, and for
 ** TEXT and BLOB items it is ckst_insert()); ckst_drain() places every

@@ -68,7 +68,7 @@
 **      table name (schema "main") or a schema and a table name, find the
 **      table's open store on this connection (connecting it if needed)
 **      and so see this connection's unflushed changes.
-**   7. Bulk inserts are deferred: an INSERT (ABORT or ROLLBACK conflict
+**   8. Bulk inserts are deferred: an INSERT (ABORT or ROLLBACK conflict
 **      mode) outside an explicit transaction only records the item's hash
 **      and value (ckst_insert_later(); INTEGER and REAL items, at most
 **      CKST_PEND_MAX = 65536 of them, 24 bytes each, per table; TEXT and
@@ -84,6 +84,7 @@
 */
 #include "cuckoo_store.h"
 
+#include <assert.h>
 #include <string.h>
 
 typedef struct ckvt_table ckvt_table;
@@ -426,6 +427,7 @@ static int ckvtClose(sqlite3_vtab_cursor *cur) {
   ckvt_cursor *pCur = (ckvt_cursor *)cur;
   ckvt_table *pTab = (ckvt_table *)cur->pVtab;
   /* Rowids of scan rows stay valid (for DELETE) while a scan is open. */
+  assert(!pCur->bScanned || pTab->nScan > 0);
   if (pCur->bScanned && --pTab->nScan == 0) ckst_scan_end(pTab->pStore);
   if (pTab->pSpare == 0) {
     /* kept: everything but the buffers (and their sizes) starts over */
@@ -456,6 +458,7 @@ static int ckvt_add_row(ckvt_cursor *pCur, sqlite3_value *v, uint64_t h) {
     pCur->aRow = aNew;
     pCur->nRowAlloc = nNew;
   }
+  assert(pCur->nRow < pCur->nRowAlloc);
   r = &pCur->aRow[pCur->nRow];
   memset(r, 0, sizeof(*r));
   r->iHash = (sqlite3_int64)h;
@@ -525,6 +528,7 @@ static int ckvtFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   ckstore *pStore = pTab->pStore;
   int rc = SQLITE_OK;
   (void)idxStr;
+  assert(idxNum >= CKVT_PLAN_ERROR && idxNum <= CKVT_PLAN_COUNT);
   pCur->ePlan = idxNum;
   pCur->nRow = 0;
   pCur->iRow = 0;
@@ -654,10 +658,12 @@ static int ckvt_scan_column(ckvt_cursor *pCur, sqlite3_context *ctx, int iCol) {
 ** newest level), and its copies on every level. */
 static int ckvt_row_column(ckvt_cursor *pCur, sqlite3_context *ctx, int iCol) {
   ckvt_table *pTab = (ckvt_table *)pCur->base.pVtab;
-  uint64_t h = (uint64_t)pCur->aRow[pCur->iRow].iHash;
+  uint64_t h;
   ckst_scan s;
   sqlite3_int64 n;
   int rc;
+  assert(pCur->iRow >= 0 && pCur->iRow < pCur->nRow);
+  h = (uint64_t)pCur->aRow[pCur->iRow].iHash;
   if (iCol == CKVT_COL_COPIES) {
     rc = ckst_copies(pTab->pStore, h, &n);
     if (rc == SQLITE_OK) sqlite3_result_int64(ctx, n);
@@ -677,6 +683,7 @@ static int ckvtColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
                       int iCol) {
   ckvt_cursor *pCur = (ckvt_cursor *)cur;
   const ckvt_row *r;
+  assert(iCol >= CKVT_COL_ITEM && iCol <= CKVT_COL_CMD);
   if (iCol >= CKVT_COL_LEVEL && sqlite3_vtab_nochange(ctx)) {
     return SQLITE_OK; /* an UPDATE that leaves it alone */
   }
@@ -684,7 +691,10 @@ static int ckvtColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
   if (iCol >= CKVT_COL_LEVEL && iCol <= CKVT_COL_COPIES) {
     return ckvt_row_column(pCur, ctx, iCol);
   }
+  assert(pCur->iRow >= 0 && pCur->iRow < pCur->nRow);
   r = &pCur->aRow[pCur->iRow];
+  assert(r->eType == SQLITE_NULL || r->eType == SQLITE_INTEGER ||
+         r->eType == SQLITE_FLOAT || r->iOff + r->n <= pCur->nBuf);
   if (iCol != CKVT_COL_ITEM) return SQLITE_OK; /* filter, command: NULL */
   switch (r->eType) {
   case SQLITE_NULL: break;
@@ -707,6 +717,8 @@ static int ckvtRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid) {
   uint64_t h = 0;
   int rc;
   if (!ckvt_is_scan(pCur)) {
+    /* rule 1: a lookup row's rowid is the item's hash */
+    assert(pCur->iRow >= 0 && pCur->iRow < pCur->nRow);
     *pRowid = pCur->aRow[pCur->iRow].iHash;
     return SQLITE_OK;
   }
@@ -766,7 +778,7 @@ static int ckvt_insert(ckvt_table *pTab, sqlite3_value **argv,
     if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
     if (found) return eConflict == SQLITE_IGNORE ? SQLITE_CONSTRAINT : rc;
   } else if (eConflict != SQLITE_FAIL && sqlite3_get_autocommit(ckst_db(p))) {
-    /* Deferred (rule 7): a failure now fails the whole statement, which
+    /* Deferred (rule 8): a failure now fails the whole statement, which
     ** is its own transaction, wherever it is reported. */
     return ckvt_err(pTab, ckst_insert_later(p, h, argv[2]));
   }
@@ -854,7 +866,7 @@ static int ckvt_check_readonly(ckvt_table *pTab, sqlite3_value **argv,
 
 /*
 ** The row of a bulk load, INSERT INTO t(item) SELECT <integers>, outside
-** an explicit transaction (deferred, rule 7), with the fewest calls: the
+** an explicit transaction (deferred, rule 8), with the fewest calls: the
 ** same checks and outcome as the general path below (every column but
 ** item NULL, no rowid given, ABORT or ROLLBACK conflict mode).  Returns
 ** -1 when the row is not that case.
@@ -883,11 +895,10 @@ static int ckvt_insert_bulk(ckvt_table *pTab, int argc, sqlite3_value **argv,
 
 /* xUpdate for every row but the bulk-load row (kept out of line, so that
 ** the bulk-load row's call has a small frame). */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((noinline))
-#endif
-static int ckvt_update_row(ckvt_table *pTab, int argc, sqlite3_value **argv,
-                           sqlite3_int64 *pRowid, int isInsert) {
+static CUCKOO_NOINLINE int ckvt_update_row(ckvt_table *pTab, int argc,
+                                           sqlite3_value **argv,
+                                           sqlite3_int64 *pRowid,
+                                           int isInsert) {
   int rc = ckst_ready(pTab->pStore, 0);
   if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
   if (argc == 1) {

@@ -1,0 +1,311 @@
+/*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
+** cuckoo_store_int.h: what the files of the block store share, and only
+** they (cuckoo_vtab.c sees the store through cuckoo_store.h).
+**
+** The store's files, by concern (the rules are those of cuckoo_store.h):
+**
+**   cuckoo_store.c        the store itself: options, life cycle, messages,
+**                         item operations (rules 1-3), transactions
+**   cuckoo_store_io.c     the shadow tables: their DDL and statements,
+**                         loading and validating rows (rule 6), writing
+**                         levels, flush (rule 4), refresh (rule 5), rename
+**   cuckoo_store_level.c  levels and growth (rule 2), the block cache,
+**                         level images, export and import
+**   cuckoo_store_defer.c  deferred inserts (ckst_insert_later, ckst_drain)
+**   cuckoo_store_scan.c   browsing: scans, their rowids, copies per item
+**   cuckoo_store_check.c  the integrity check and the JSON description
+**
+** struct ckstore is defined here.  Ownership: the store owns its names,
+** its message (until ckst_take_error() hands it over), its prepared
+** statements and every cached block; strings passed in are copied.
+** Messages all start with the table's label: ckst_error() adds ": ",
+** ckst_full() " is full", ckst_corrupt() " is corrupt: ".
+**
+** Invariants checked with assert() (compiled out with -DNDEBUG):
+**   - 1 <= nLevel <= CKST_MAX_LEVELS whenever bLoaded;
+**   - a level's nPer is a multiple of 8 and nBytes = nPer * B / 8;
+**   - every cached block's nBytes is its level's, and b->a points at
+**     them (after the header, or into the level's image);
+**   - nEntry <= nSlot / 2 (the cache's load factor);
+**   - a dirty block is in aDirty, and nDirty <= nDirtyAlloc.
+*/
+#ifndef CUCKOO_STORE_INT_H
+#define CUCKOO_STORE_INT_H
+
+#include "cuckoo_store.h"
+
+#include <assert.h>
+
+/* The shadow tables of table T are T_config, T_levels and T_blocks; each
+** suffix is named here once.  CKST_TABLE(x) is "schema"."T_x" in SQL built
+** with sqlite3_mprintf(zSql, zDb, zName). */
+#define CKST_CONFIG "config"
+#define CKST_LEVELS "levels"
+#define CKST_BLOCKS "blocks"
+#define CKST_TABLE(x) "\"%w\".\"%w_" x "\""
+/* Every row of T_blocks: id, data, in id order (cuckoo_check). */
+#define CKST_SQL_ALL_BLOCKS                                                    \
+  "SELECT id, data FROM " CKST_TABLE(CKST_BLOCKS) " ORDER BY id"
+
+/* Statements kept prepared (reset after every use); their SQL, parameters
+** and result columns are in cuckoo_store_io.c (ckst_azSql). */
+enum {
+  CKST_READ_BLOCK,
+  CKST_DATA_VERSION,
+  CKST_READ_COOKIE,
+  CKST_WRITE_COOKIE,
+  CKST_WRITE_COUNT,
+  CKST_INSERT_BLOCK,
+  CKST_INSERT_LEVEL,
+  CKST_LAST_BLOCK,
+  CKST_READ_LEVEL,
+  CKST_NSTMT
+};
+
+/* Block j of level L has row id L*2^32 + j in T_blocks. */
+#define CKST_ID(iLevel, j) (((uint64_t)(iLevel) << 32) | (uint64_t)(j))
+
+/* One level: a filter of its own geometry cut into blocks. */
+typedef struct ckst_level {
+  cf_params p;
+  uint32_t nPer;        /* buckets per block (a multiple of 8) */
+  uint32_t nBytes;      /* bytes of each block */
+  uint64_t nBlock;      /* blocks of the level */
+  uint64_t nCount;      /* items stored */
+  uint64_t nCountSaved; /* items as the levels row has them */
+  int bCountDirty;      /* nCount differs from the levels row */
+  cf_filter view;       /* a block of the level, for cf_view_*() */
+  /* The image: every block of the level in one array (blocks laid end to
+  ** end are the level's bucket array), so that the core's in-memory
+  ** lookup and batched insert work on the cached level directly.  Built
+  ** (ckst_level_image) when a bulk insert or many single block loads
+  ** need most of the level and it fits in half the cache budget; each
+  ** cached block of the level then points into it. */
+  uint8_t *aImg; /* headers of nBlock blocks, CF header, blocks; or NULL */
+  cf_filter img; /* the level as a filter over aImg (count unused) */
+  uint64_t nGot; /* blocks of the level loaded one by one */
+} ckst_level;
+
+/* A hash a scan pinned to a level (see ckst_scan_hash). */
+typedef struct ckst_pin {
+  uint64_t h;
+  int iLevel; /* level + 1; 0: empty slot */
+} ckst_pin;
+
+/* A pending insert's value, for messages (its hash is in aHash). */
+typedef struct ckst_pend {
+  int eType; /* SQLITE_INTEGER or SQLITE_FLOAT */
+  union {
+    sqlite3_int64 i;
+    double r;
+  } v;
+} ckst_pend;
+
+/* The deferred inserts of one table (cuckoo_store_defer.c): the items
+** recorded by ckst_insert_later() and not yet placed, in order. */
+typedef struct ckst_defer {
+  uint64_t *aHash; /* their hashes */
+  ckst_pend *aVal; /* and their values, to name them in messages */
+  uint32_t n, nAlloc;
+  int iItem;         /* >= 0: the pending item being placed (messages) */
+  int bFailed;       /* the last drain failed: its items are pending */
+  int bLost;         /* a discard dropped pending items of a failed drain */
+  unsigned nDiscard; /* ckst_discard() calls, to notice one in a drain */
+} ckst_defer;
+
+/* A cached block: its bytes at a, right after this header (allocated
+** with it) or in its level's image (iImg: the level + 1; the header is
+** then part of the image's allocation too). */
+typedef struct ckst_block {
+  uint64_t id;
+  int bDirty;
+  uint32_t nBytes;
+  int iImg;
+  uint8_t *a;
+} ckst_block;
+
+struct ckstore {
+  sqlite3 *db;
+  char *zDb;    /* schema name */
+  char *zName;  /* table name */
+  char *zLabel; /* "cuckoo table NAME" or "cuckoo table SCHEMA.NAME" */
+  char *zErr;   /* message of the last error */
+  int bMain;    /* zDb is "main" */
+  /* Configuration (valid when bLoaded) */
+  int bLoaded;
+  uint64_t seed;
+  uint64_t keyInt; /* cf_int_key(seed): INTEGER items hash inline */
+  unsigned bucketSize;
+  uint32_t flags;
+  double errorRate;
+  int growth;
+  sqlite3_int64 capacity;
+  int blockSize;
+  sqlite3_int64 cacheKib;
+  sqlite3_int64 cookie;
+  int nLevel;
+  ckst_level aLevel[CKST_MAX_LEVELS];
+  sqlite3_int64 iDataVersion;
+  unsigned int uPagerVersion; /* pager data version at the last full check */
+  int bPagerVersion;          /* uPagerVersion is valid */
+  /* Block cache: open addressing on block id */
+  ckst_block **aSlot;
+  uint32_t nSlot;  /* power of two, or 0 */
+  uint32_t nEntry; /* blocks cached */
+  sqlite3_int64 nCacheBytes;
+  ckst_block *pLast; /* most recently used block */
+  uint64_t *aDirty;  /* ids of dirty blocks */
+  uint32_t nDirty, nDirtyAlloc;
+  int bChanged;             /* changed since the cookie was last bumped */
+  int bCookieBumped;        /* the cookie was bumped in this transaction */
+  sqlite3_int64 nBlockRead; /* blocks read from the shadow table */
+  int rcStore;              /* error code of a failed cf_store callback */
+  sqlite3_value *pItem;     /* the item ckst_insert() is inserting */
+  ckst_defer defer;         /* deferred inserts (cuckoo_store_defer.c) */
+  sqlite3_stmt *aStmt[CKST_NSTMT];
+  /* Hashes pinned by scans: open addressing, until ckst_scan_end() */
+  ckst_pin *aPin;
+  uint32_t nPin, nPinSlot;
+};
+
+/* ---------------------------------------------------------------------
+** Messages (cuckoo_store.c).  Each sets the store's message and returns
+** the result code (SQLITE_NOMEM if the message could not be built).
+*/
+CUCKOO_PRIVATE int ckst_error(ckstore *p, int rc, const char *zFmt, ...);
+CUCKOO_PRIVATE int ckst_full(ckstore *p, const char *zFmt, ...);
+CUCKOO_PRIVATE int ckst_corrupt(ckstore *p, const char *zFmt, ...);
+CUCKOO_PRIVATE int ckst_corrupt_block(ckstore *p, int iLevel, uint64_t j,
+                                      const char *zFmt, ...);
+CUCKOO_PRIVATE int ckst_sqlerr(ckstore *p, int rc);
+CUCKOO_PRIVATE const char *ckst_type_name(int eType);
+CUCKOO_PRIVATE int ckst_set_names(ckstore *p, const char *zName);
+
+/* ---------------------------------------------------------------------
+** Item operations on levels (cuckoo_store.c)
+*/
+
+/* The level's key of an item. */
+static inline cf_key ckst_key(const ckst_level *pL, uint64_t hash) {
+  return cf_split(pL->p.nbuckets, pL->view.fp_mask, hash);
+}
+/* Does level iLevel hold a fingerprint matching hash?  (-1: error, the
+** code in p->rcStore for ckst_store_rc()) */
+CUCKOO_PRIVATE int ckst_match(ckstore *p, int iLevel, uint64_t hash);
+/* The result code a failed store operation leaves (message set). */
+CUCKOO_PRIVATE int ckst_store_rc(ckstore *p);
+/* ckst_insert() of a hash, pending ones not drained first. */
+CUCKOO_PRIVATE int ckst_insert_hash(ckstore *p, uint64_t hash);
+/* Read bucket iBucket of level iLevel (decoded) through the cache. */
+CUCKOO_PRIVATE int ckst_get_bucket(ckstore *p, int iLevel, uint64_t iBucket,
+                                   uint32_t *fps);
+
+/* ---------------------------------------------------------------------
+** Shadow tables (cuckoo_store_io.c)
+*/
+CUCKOO_PRIVATE int ckst_stmt(ckstore *p, int i, sqlite3_stmt **pp);
+CUCKOO_PRIVATE int ckst_prepare_shadow(ckstore *p, const char *zFmt,
+                                       const char *zSuffix,
+                                       sqlite3_stmt **ppStmt);
+CUCKOO_PRIVATE int ckst_block_row(ckstore *p, sqlite3_stmt *pStmt, int iCol,
+                                  int iLevel, uint64_t j, uint8_t *a,
+                                  uint32_t nBytes);
+CUCKOO_PRIVATE int ckst_read_block(ckstore *p, int iLevel, uint64_t j,
+                                   uint8_t *a, uint32_t nBytes);
+CUCKOO_PRIVATE int ckst_load(ckstore *p);
+CUCKOO_PRIVATE int ckst_write_level(ckstore *p, int iLevel,
+                                    const uint8_t *aTable, uint64_t nTable);
+CUCKOO_PRIVATE int ckst_clear_levels(ckstore *p);
+CUCKOO_PRIVATE int ckst_flush_blocks(ckstore *p);
+CUCKOO_PRIVATE int ckst_refresh(ckstore *p);
+
+/* ---------------------------------------------------------------------
+** Levels and the block cache (cuckoo_store_level.c)
+*/
+
+static inline uint32_t ckst_slot_of(uint64_t id, uint32_t nSlot) {
+  return (uint32_t)((id * 0x9E3779B97F4A7C15ULL) >> 32) & (nSlot - 1);
+}
+
+/* The cached block of id, or NULL (the cache keeps ownership). */
+static inline ckst_block *ckst_cache_find(const ckstore *p, uint64_t id) {
+  uint32_t i;
+  if (p->nSlot == 0) return 0;
+  assert((p->nSlot & (p->nSlot - 1)) == 0 && p->nEntry * 2 <= p->nSlot);
+  for (i = ckst_slot_of(id, p->nSlot);; i = (i + 1) & (p->nSlot - 1)) {
+    ckst_block *b = p->aSlot[i];
+    if (b == 0 || b->id == id) return b;
+  }
+}
+
+/* The cached copy of block j of level iLevel, loaded on a miss (out of
+** line: ckst_block_load). */
+CUCKOO_PRIVATE int ckst_block_load(ckstore *p, int iLevel, uint64_t j,
+                                   ckst_block **ppB);
+static inline int ckst_block_get(ckstore *p, int iLevel, uint64_t j,
+                                 ckst_block **ppB) {
+  uint64_t id = CKST_ID(iLevel, j);
+  ckst_block *b;
+  assert(iLevel >= 0 && iLevel < p->nLevel && j < p->aLevel[iLevel].nBlock);
+  if (p->pLast && p->pLast->id == id) {
+    *ppB = p->pLast;
+    return SQLITE_OK;
+  }
+  b = ckst_cache_find(p, id);
+  if (b == 0) return ckst_block_load(p, iLevel, j, ppB);
+  assert(b->nBytes == p->aLevel[iLevel].nBytes);
+  p->pLast = b;
+  *ppB = b;
+  return SQLITE_OK;
+}
+CUCKOO_PRIVATE int ckst_cache_reserve_n(ckstore *p, uint64_t n);
+CUCKOO_PRIVATE void ckst_cache_clear(ckstore *p);
+CUCKOO_PRIVATE int ckst_mark_dirty(ckstore *p, ckst_block *b);
+CUCKOO_PRIVATE int ckst_level_image(ckstore *p, int iLevel);
+CUCKOO_PRIVATE void ckst_level_blocks(ckst_level *pL, uint32_t nPer);
+CUCKOO_PRIVATE int ckst_append_level(ckstore *p, const cf_params *pp,
+                                     const uint8_t *aTable, uint64_t nTable,
+                                     uint64_t nCount);
+CUCKOO_PRIVATE int ckst_level_params(ckstore *p, sqlite3_int64 capacity,
+                                     double er, cf_params *pp, char **pzErr);
+CUCKOO_PRIVATE double ckst_level_rate(const ckstore *p, int k);
+CUCKOO_PRIVATE int ckst_grow(ckstore *p);
+/* True if a[] has only zero bits from bit iBit on (n bytes in all). */
+CUCKOO_PRIVATE int ckst_zero_from(const uint8_t *a, uint64_t n, uint64_t iBit);
+/* Buckets of level pL that live in block j. */
+CUCKOO_PRIVATE uint64_t ckst_buckets_in(const ckst_level *pL, uint64_t j);
+
+/* ---------------------------------------------------------------------
+** Deferred inserts (cuckoo_store_defer.c): ckst_insert_later() and
+** ckst_drain() are the API (cuckoo_store.h); the store's side is below.
+*/
+
+/* Items are pending (every reader drains them first). */
+static inline int ckst_defer_pending(const ckstore *p) {
+  return p->defer.n > 0;
+}
+/* The store forgets what it holds in memory (ckst_discard): drop the
+** pending items, remembering it when they were those of a failed drain;
+** bRollback (the whole transaction's rollback) forgets that too. */
+CUCKOO_PRIVATE void ckst_defer_discard(ckstore *p, int bRollback);
+/* Before a flush: an error if a savepoint rollback dropped the pending
+** items of a failed drain (only the transaction's rollback may follow). */
+CUCKOO_PRIVATE int ckst_defer_check_flush(ckstore *p);
+/* Is a pending item being placed (a refused one is named by
+** ckst_defer_describe(): "42", "1.5"; sqlite3_mprintf'd, caller frees)? */
+static inline int ckst_defer_placing(const ckstore *p) {
+  return p->defer.iItem >= 0;
+}
+CUCKOO_PRIVATE char *ckst_defer_describe(const ckstore *p);
+CUCKOO_PRIVATE void ckst_defer_free(ckstore *p);
+
+/* ---------------------------------------------------------------------
+** Scans (cuckoo_store_scan.c)
+*/
+
+/* The level pinned to hash h by a scan, or -1. */
+CUCKOO_PRIVATE int ckst_pin_find(const ckstore *p, uint64_t h);
+
+#endif /* CUCKOO_STORE_INT_H */
