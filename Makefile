@@ -115,7 +115,8 @@ TEST_PARTS := \
   test-install \
   test-python \
   test-node \
-  test-clients
+  test-clients \
+  test-windows
 TEST_PARTS_LISTED := $(TEST_PARTS)
 
 # Targets of their own (benchmarks, formatting, install and release,

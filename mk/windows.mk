@@ -31,12 +31,12 @@ WIN_LDFLAGS := -Wl,--no-insert-timestamp
 
 .PHONY: windows test-windows windows-deps
 
-TEST_PARTS += "$(MAKE) --no-print-directory test-windows"
-
+## windows-deps: the Debian packages of make windows (npm when missing)
 windows-deps:
 	@sh tests/deps.sh $(WIN_PKGS)
 	@command -v npm >/dev/null || sh tests/deps.sh npm
 
+## windows: build/windows/cuckoo.dll and sqlite3.exe, cross-built with mingw-w64
 windows: windows-deps
 	@$(MAKE) --no-print-directory $(WIN)/cuckoo.dll $(WIN)/sqlite3.exe
 
@@ -79,6 +79,7 @@ $(WIN)/blob_tool.exe: tests/cross/blob_tool.c $(EXTSRC) $(EXTHDR) $(WIN_INC)
 $(WIN)/core_test.exe: tests/core_test.c $(EXTSRC) $(EXTHDR) $(WIN_INC)
 	$(WIN_CC) $(CFLAGS) $(WARN) -Wno-attributes -I$(WIN)/inc -Iext -o $@ $< $(CORESRC)
 
+## test-windows: the Windows build under wine64, compared with Linux's (part of make test)
 test-windows: compat-deps
 	@sh tests/deps.sh $(WIN_TEST_PKGS)
 	@$(MAKE) --no-print-directory cuckoo.so build/cross/blob_tool \
