@@ -40,108 +40,12 @@ export GOCACHE="$cache/go-build" GOPATH="$cache/gopath" GOPROXY=off \
   GOFLAGS= GOTOOLCHAIN=local
 unset GO111MODULE
 
-# The plan: one line per block to run, fields separated by "|",
-#   N  LANG  FILE:LINE  SECTION-DIR  SAVE-AS  HAS-TEXT
-# with the code in plan/N.code and the expected output in plan/N.want;
-# or "bad|message" for a block that breaks the rules above.
-python3 - "$root" "$work/plan" > "$work/plan/list" <<'PY'
-import os, re, sys
-root, out = sys.argv[1], sys.argv[2]
-sys.path.insert(0, os.path.join(root, "tests"))
-import snippets
-
-CLIENTS = {"The sqlite3 shell": "shell", "Go": "go", "Tcl": "tcl",
-           "C, linked statically": "c", "A renamed file": "renamed",
-           "A database with a cuckoo table needs the extension": "needs",
-           "How this is tested": "tested"}
-README = {"Using cuckoo from your language": "readme"}
-SAVED = ("go", "tcl", "c")
-n = 0
-
-def all_blocks(path):
-    """Every fenced block of path, in order, as snippets.py reads them,
-    each with its language, end line and section."""
-    text = open(path, encoding="utf-8").read()
-    lines = text.split("\n")
-    langs = {m.group(1) for m in re.finditer(r"^\s*```(\w+)", text, re.M)}
-    found = []
-    for lang in langs:
-        for b in snippets.blocks(path, lang):
-            b["lang"] = lang
-            b["end"] = b["line"] + b["code"].count("\n") + 1
-            found.append(b)
-    found.sort(key=lambda b: b["line"])
-    section = None
-    heads = {}
-    for i, l in enumerate(lines, 1):
-        if l.startswith("## "):
-            section = l[3:].strip()
-        heads[i] = section
-    for k, b in enumerate(found):
-        b["section"] = heads[b["line"]]
-        nxt = found[k + 1] if k + 1 < len(found) else None
-        b["want"] = None
-        if nxt and nxt["lang"] == "text" and all(
-                not x.strip() for x in lines[b["end"]:nxt["line"] - 1]):
-            b["want"] = nxt["code"]
-    return found
-
-def emit(path, b, d, name=""):
-    global n
-    with open(os.path.join(out, "%d.code" % n), "w") as fh:
-        fh.write(b["code"])
-    if b["want"] is not None:
-        with open(os.path.join(out, "%d.want" % n), "w") as fh:
-            fh.write(b["want"])
-    print("|".join([str(n), b["lang"], "%s:%d" % (path, b["line"]), d, name,
-                     "1" if b["want"] is not None else "0"]))
-    n += 1
-
-def bad(msg):
-    print("bad|" + msg)
-
-page = "docs/clients.md"
-blocks = all_blocks(os.path.join(root, page))
-for k, b in enumerate(blocks):
-    d = CLIENTS.get(b["section"])
-    if d is None or b["lang"] == "text":
-        continue
-    where = "%s:%d" % (page, b["line"])
-    if b["lang"] == "sh":
-        emit(page, b, d)
-    elif b["lang"] in SAVED:
-        name = b["flags"][0] if b["flags"] else ""
-        first = b["code"].split("\n", 1)[0]
-        later = [x for x in blocks[k + 1:]
-                 if x["lang"] == "sh" and x["section"] == b["section"]]
-        if not name:
-            bad("%s: a %s block needs a file name (```%s FILE)"
-                % (where, b["lang"], b["lang"]))
-        elif name not in first:
-            bad("%s: its first line does not name %s" % (where, name))
-        elif not later:
-            bad("%s: no sh block after it in its section runs it" % where)
-        else:
-            emit(page, b, d, name)
-    else:
-        bad("%s: a %s block in section %r: no test runs it"
-            % (where, b["lang"], b["section"]))
-
-readme = "README.md"
-install1 = snippets.blocks(os.path.join(root, "docs/install.md"), "sh")[1]["code"]
-sh = [b for b in all_blocks(os.path.join(root, readme)) if b["lang"] == "sh"]
-for i, b in enumerate(sh):
-    d = README.get(b["section"])
-    if d is not None:
-        emit(readme, b, d)
-    elif i == 0 and b["section"].startswith("Set-up"):
-        pass  # run by .ci/run
-    elif b["code"] == install1:
-        pass  # run by tests/install_test.sh
-    else:
-        bad("%s:%d: sh block %d is run by no test" % (readme, b["line"], i))
-PY
-[ $? = 0 ] || bad "the plan (python3 above) failed"
+# The plan (tests/clients_plan.py): one line per block to run, fields
+# separated by "|", N LANG FILE:LINE SECTION-DIR SAVE-AS HAS-TEXT, with
+# the code in plan/N.code and the expected output in plan/N.want; or
+# "bad|message" for a block that breaks the rules above.
+python3 "$root/tests/clients_plan.py" "$root" "$work/plan" > "$work/plan/list"
+[ $? = 0 ] || bad "the plan (tests/clients_plan.py) failed"
 
 norm() { sed 's/[[:space:]]*$//'; }
 while IFS='|' read -r n lang where dir name text; do

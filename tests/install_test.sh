@@ -54,20 +54,8 @@ check "PREFIX=/opt/cuckoo uninstall" [ "$(find "$st" -type f | wc -l)" = 0 ]
 # snippet is its expected output, compared with `expect`).
 doc() { python3 "$root/tests/snippets.py" "$root/docs/install.md" "$1" --block "$2" |
           if [ -z "$SUDO" ]; then sed 's/^sudo //'; else cat; fi; }
-after() { python3 - "$root/docs/install.md" "$1" "$2" <<'PY'
-import json, subprocess, sys
-path, lang, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-get = lambda l: json.loads(subprocess.check_output(
-    [sys.executable, "tests/snippets.py", path, l]))
-code, text = get(lang)[n], get("text")
-end = code["line"] + code["code"].count("\n") + 1
-lines = open(path, encoding="utf-8").read().split("\n")
-for t in text:
-    if t["line"] > end and all(not x.strip() for x in lines[end:t["line"] - 1]):
-        sys.stdout.write(t["code"])
-        break
-PY
-}
+after() { python3 "$root/tests/snippets.py" "$root/docs/install.md" "$1" \
+            --text-after "$2"; }
 expect() { # expect NAME LANG N OUTPUT: OUTPUT is the doc's text block after it
   want=$(cd "$root" && after "$2" "$3")
   check "$1: got [$4], docs say [$want]" [ -n "$want" -a "$4" = "$want" ]

@@ -36,19 +36,23 @@ set total_fail 0
 set total_skip 0
 set failed {}
 
+# The counts {passed failed skipped} of OUT's closing line, read by
+# tests/counts.awk (the one parser every harness uses), or {} when OUT
+# reports none.
+proc closing_counts {out} {
+  set awk [file join $::testdir counts.awk]
+  if {[catch {exec awk -f $awk << $out} counts]} { return {} }
+  return $counts
+}
+
 # Report one finished file or program: its counts, and its whole output
 # when it failed.
 proc report {label out rc ms} {
   global total_pass total_fail total_skip failed
-  set np 0; set nf 0; set ns 0; set found 0
-  foreach line [split $out \n] {
-    if {[regexp {(\d+) passed, (\d+) failed(?:, (\d+) skipped)?} $line -> \
-             p f s]} {
-      set np $p; set nf $f; set found 1
-      if {$s ne ""} { set ns $s }
-    }
-  }
-  if {!$found || ($rc && $nf == 0)} {
+  set np 0; set nf 0; set ns 0
+  set counts [closing_counts $out]
+  if {[llength $counts] == 3} { lassign $counts np nf ns }
+  if {![llength $counts] || ($rc && $nf == 0)} {
     # crashed or exited without a count: one failure for the file
     incr nf
   }

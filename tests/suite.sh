@@ -6,11 +6,13 @@
 #   sh tests/suite.sh "make check" "make asan" "make test-fuzz"
 #
 # Each command's output is shown as it runs and kept in
-# build/suite/<n>.log.  What a command counts is decided by the rule
-# tests/run.tcl applies to each test file and program: its last line that
-# says "N passed, N failed" (bare, or after a name: "core_test: N passed,
+# build/suite/<n>.log.  What a command counts is its closing line, read
+# by tests/counts.awk (the rule every harness applies): its last line
+# "N passed, N failed" (bare, or after a name: "core_test: N passed,
 # N failed"); a command that reports no count, or exits non-zero without
 # reporting a failure (a build error, a crash), counts one failure more.
+
+counts_awk=$(dirname "$0")/counts.awk
 
 mkdir -p build/suite
 total_pass=0
@@ -25,13 +27,12 @@ for cmd in "$@"; do
   { sh -c "$cmd"; echo $? > build/suite/$n.rc; } 2>&1 | tee "$log"
   rc=$(cat build/suite/$n.rc)
   secs=$(($(date +%s) - start))
-  counts=$(sed -n -E 's/^(.*[^0-9])?([0-9]+) passed, ([0-9]+) failed.*$/\2 \3/p' \
-    "$log" | tail -1)
   p=0
   f=1
-  if [ -n "$counts" ]; then
-    p=${counts% *}
+  if counts=$(awk -f "$counts_awk" "$log"); then
+    p=${counts%% *}
     f=${counts#* }
+    f=${f%% *}
   fi
   if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
   total_pass=$((total_pass + p))

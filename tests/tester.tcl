@@ -10,7 +10,11 @@
 #   do_catchsql_test NAME SQL EXPECTED {0 rows} or {1 message}
 #   do_eqp_test NAME SQL PATTERN       EXPLAIN QUERY PLAN matches PATTERN
 #   sqlite3 DB FILE / load_cuckoo DB   open a database with the extension
+#   open_db DB FILE                    (re)open DB on FILE with the extension
+#   test_dir                           this file's own directory under build/
+#   fresh_db                           this file's own database, new: see below
 #   forcedelete FILE ...               delete files, ignoring errors
+#   $::sanitized                       1 under ASan/UBSan (make asan), else 0
 #   needs_sqlite VERSION WHY CMD...    run CMD only on SQLite VERSION+,
 #                                      else count it as skipped
 #
@@ -47,6 +51,31 @@ proc open_db {name file} {
   sqlite3 $name $file
   load_cuckoo $name
 }
+
+# test_dir: this test file's own directory, build/<file name without
+# .test> under the current directory (tests/run.tcl runs files at once,
+# from the repository's top), created; sets ::dir and returns it.
+proc test_dir {} {
+  set ::dir [file join [pwd] build [file rootname [file tail [info script]]]]
+  file mkdir $::dir
+  return $::dir
+}
+
+# fresh_db: a new, empty database for this test file, opened as db with
+# the extension: a.db in test_dir, in ::dbfile, deleted with its journals
+# before db (closed first if open) opens it.  Returns ::dbfile.
+proc fresh_db {} {
+  catch {db close}
+  set ::dbfile [file join [test_dir] a.db]
+  forcedelete $::dbfile
+  open_db db $::dbfile
+  return $::dbfile
+}
+
+# 1 when the suite runs under ASan/UBSan (tests/run.tcl --sanitized sets
+# CUCKOO_SANITIZED=1): the files scale their longest loops down by it.
+set ::sanitized [expr {[info exists ::env(CUCKOO_SANITIZED)] &&
+                       $::env(CUCKOO_SANITIZED) eq "1"}]
 
 proc forcedelete {args} {
   foreach f $args {

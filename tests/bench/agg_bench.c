@@ -32,25 +32,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "cuckoo_filter.h"
 
 #include "../testlib.h"
+#include "bench.h"
 
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 
 static const char *zDbFile = "build/bench/agg_bench.db";
 
-/* CPU seconds (user + system) of this process: on a shared machine they
-** vary much less than wall-clock time.  SQLite runs single-threaded here
-** (no sorter worker threads), so nothing is missed. */
-static double now(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-         (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-}
 
 static void die(sqlite3 *db, const char *zSql) {
   tl_die("%s: %s", zSql, sqlite3_errmsg(db));
@@ -60,7 +51,7 @@ static void die(sqlite3 *db, const char *zSql) {
 static double run(sqlite3 *db, const char *zSql, sqlite3_int64 *pVal,
                   uint8_t **ppBlob, int *pnBlob) {
   sqlite3_stmt *s = 0;
-  double t0 = now(), t;
+  double t0 = cpu(), t;
   if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) die(db, zSql);
   while (sqlite3_step(s) == SQLITE_ROW) {
     if (pVal) *pVal = sqlite3_column_int64(s, 0);
@@ -74,7 +65,7 @@ static double run(sqlite3 *db, const char *zSql, sqlite3_int64 *pVal,
     }
   }
   if (sqlite3_finalize(s) != SQLITE_OK) die(db, zSql);
-  t = now() - t0;
+  t = cpu() - t0;
   return t;
 }
 

@@ -1,26 +1,37 @@
 /*
 ** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
 **
-** bench.h: what target_bench.c and bulk_load.c share: CPU seconds of
-** this process (user + system: on a shared machine they vary much less
-** than wall-clock time) and the median of three timings.  Nothing here
-** uses the extension, so bulk_load.c still builds against the sources of
-** any commit.
+** bench.h: what every benchmark of tests/bench shares, and nothing that
+** uses the extension (so that bulk_load.c still builds against the
+** sources of any commit).  Its whole API:
+**
+**   double cpu(void)            the one clock of every benchmark: CPU
+**                               seconds (user + system, all threads) of
+**                               this process, CLOCK_PROCESS_CPUTIME_ID.
+**                               On a shared machine it leaves out the
+**                               time other jobs hold the CPU, which wall
+**                               time does not.  Time spent waiting for
+**                               the disk is not counted either: a
+**                               benchmark of I/O says so and reports
+**                               what it read (vtab_bench's cold lookup).
+**   double median3(double *a)   the median of a[0..2] (a is reordered),
+**                               for a figure taken three times.
+**
+** A new benchmark includes "bench.h", times with cpu() and is built and
+** run by tests/bench/Makefile (every *_bench.c).
 */
 #ifndef CUCKOO_BENCH_H
 #define CUCKOO_BENCH_H
 
-#include <sys/resource.h>
+#include <time.h>
 
-static double cpu(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-         (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+static inline double cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The median of a[0..2] (a is reordered). */
-static double median3(double *a) {
+static inline double median3(double *a) {
   double x;
 #define SWAP(i, j)                                                             \
   if (a[i] > a[j]) {                                                           \

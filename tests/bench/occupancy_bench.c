@@ -41,6 +41,7 @@
 ** caches and memory).  Every positive lookup is checked: a false
 ** negative aborts the run.
 */
+#include "bench.h"
 #include "cuckoo_filter.h"
 
 #include <stdio.h>
@@ -58,13 +59,6 @@
 
 static int g_scale = 1;
 
-/* CPU time of this (single-threaded) process: on a shared machine it
-** leaves out the time other jobs hold the CPU, which wall time does not. */
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Item id -> the 64-bit integer stored (a bijection: distinct ids give
 ** distinct items). */
@@ -113,10 +107,10 @@ static double time_lookups(const cf_filter *f, uint64_t nStored,
       uint64_t id = positive ? rnd(pRnd) % nStored : NEG_BASE + rnd(pRnd);
       aV[i] = item_of(id);
     }
-    t0 = now();
+    t0 = cpu();
     cf_hash_int_batch(f->p.seed, aV, n, aH);
     found = cf_contains_batch(f, aH, n, aFound);
-    sec += now() - t0;
+    sec += cpu() - t0;
     if (positive && found != n) fail("false negative", done);
     done += n;
   }
@@ -147,10 +141,10 @@ static int fill(const cf_params *p, uint64_t nProbe, step *aStep) {
       if (goal - f.count < n) n = (size_t)(goal - f.count);
       for (i = 0; i < n; i++)
         aV[i] = item_of(id + i);
-      t0 = now();
+      t0 = cpu();
       cf_hash_int_batch(p->seed, aV, n, aH);
       id += cf_insert_batch(&f, aH, n, &rc);
-      sec += now() - t0;
+      sec += cpu() - t0;
     }
     if (f.count != id) fail("count mismatch", f.count);
     s->occ = (double)f.count / (double)slots;

@@ -54,6 +54,7 @@
 #include <time.h>
 
 #include "../testlib.h"
+#include "bench.h"
 
 #define CHUNK 8192
 #define NEG_BASE 0x4000000000ULL /* ids of absent items start here */
@@ -61,11 +62,6 @@
 static int g_scale = 1;
 static uint64_t g_maxBytes = ~(uint64_t)0; /* BENCH_MAX_MB: skip larger */
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Item id -> the 64-bit integer stored (a bijection, so distinct ids give
 ** distinct items). */
@@ -105,10 +101,10 @@ static uint64_t build_full(cf_filter *f, double *pSec) {
     double t0;
     for (i = 0; i < CHUNK; i++)
       aV[i] = item_of(id + i);
-    t0 = now();
+    t0 = cpu();
     cf_hash_int_batch(f->p.seed, aV, CHUNK, aH);
     n += cf_insert_batch(f, aH, CHUNK, &rc);
-    sec += now() - t0;
+    sec += cpu() - t0;
     id += CHUNK;
   }
   *pSec = sec;
@@ -142,7 +138,7 @@ static uint64_t lookups(const cf_filter *f, uint64_t nItems, uint64_t nOps,
       neg += 1 - isPos;
       pos = pos == nItems ? 0 : pos;
     }
-    t0 = now();
+    t0 = cpu();
     if (single) {
       for (i = 0; i < k; i++) {
         aFound[i] = (uint8_t)cf_contains_int(f, aV[i]);
@@ -151,7 +147,7 @@ static uint64_t lookups(const cf_filter *f, uint64_t nItems, uint64_t nOps,
       cf_hash_int_batch(f->p.seed, aV, k, aH);
       cf_contains_batch(f, aH, k, aFound);
     }
-    sec += now() - t0;
+    sec += cpu() - t0;
     for (i = 0; i < k; i++) {
       nPos += aIsPos[i];
       nFound += aFound[i];
@@ -174,10 +170,10 @@ static void delete_all(cf_filter *f, uint64_t nItems, double *pSec) {
     double t0;
     for (i = 0; i < k; i++)
       aV[i] = item_of(id + i);
-    t0 = now();
+    t0 = cpu();
     cf_hash_int_batch(f->p.seed, aV, k, aH);
     nRemoved += cf_remove_batch(f, aH, k, 0);
-    sec += now() - t0;
+    sec += cpu() - t0;
     id += k;
   }
   *pSec = sec;

@@ -123,13 +123,16 @@ for v in $versions; do
   log=build/compat/log/$v.log
   echo "== SQLite $v"
   grep -E '^running:|^[a-z0-9_]+(\.test)? +[0-9]+ passed|^failed:|^- |^! |^travel: [^0-9]' "$log"
-  p=$(sed -n -E 's/^([0-9]+) passed, ([0-9]+) failed$/\1/p' "$log" | tail -1)
-  f=$(sed -n -E 's/^([0-9]+) passed, ([0-9]+) failed$/\2/p' "$log" | tail -1)
+  # the suite's closing line (bare) and the travel test's, read by
+  # tests/counts.awk; none is one failure
+  p=0; f=1; trp=0; trf=1
+  if c=$(awk -v bare=1 -f tests/counts.awk "$log"); then
+    p=${c%% *}; c=${c#* }; f=${c%% *}
+  fi
+  if c=$(awk -v name=travel -f tests/counts.awk "$log"); then
+    trp=${c%% *}; c=${c#* }; trf=${c%% *}
+  fi
   s=$(sed -n -E 's/^([0-9]+) skipped .*/\1/p' "$log" | tail -1)
-  trp=$(sed -n -E 's/^travel: ([0-9]+) passed, ([0-9]+) failed$/\1/p' "$log")
-  trf=$(sed -n -E 's/^travel: ([0-9]+) passed, ([0-9]+) failed$/\2/p' "$log")
-  [ -n "$p" ] || { p=0; f=1; }
-  [ -n "$trp" ] || { trp=0; trf=1; }
   s=${s:-0}
   # a library other than the one asked for is a failure of the run
   if ! grep -q "^running: Tcl interface $v, shell $v$" "$log"; then

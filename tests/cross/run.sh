@@ -17,14 +17,20 @@ fail=0
 summary=""
 
 # run LABEL CMD...: run, show failures, add its "N passed, N failed"
+# (its closing line, read by tests/counts.awk; no count, or a non-zero
+# exit without a failure counted, is one failure)
 run() {
   label=$1
   shift
   out=$("$@" 2>&1)
   rc=$?
-  p=$(echo "$out" | sed -n -E 's/^[a-z_]+: ([0-9]+) passed, ([0-9]+) failed$/\1/p' | tail -1)
-  f=$(echo "$out" | sed -n -E 's/^[a-z_]+: ([0-9]+) passed, ([0-9]+) failed$/\2/p' | tail -1)
-  [ -n "$p" ] || { p=0; f=0; }
+  p=0
+  f=1
+  if counts=$(printf '%s\n' "$out" | awk -f tests/counts.awk); then
+    p=${counts%% *}
+    f=${counts#* }
+    f=${f%% *}
+  fi
   if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
   [ "$f" = 0 ] || echo "$out" | grep -E '^!|rror' | head -20
   pass=$((pass + p))

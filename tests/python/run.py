@@ -56,7 +56,7 @@ SDIST_PY = os.path.join(BASE, "venv-sdist", "bin", "python")
 WORK = os.path.join(ROOT, "build", "pytest-work")
 DEBIAN_PY = os.environ.get("PYTHON", "/usr/bin/python3")
 CLIENTS = os.path.join(ROOT, "docs", "clients.md")
-from tally import add, bad, check, finish, ok  # noqa: E402
+from tally import add, bad, check, closing_counts, finish, ok  # noqa: E402
 
 
 def run(cmd, **kw):
@@ -257,10 +257,10 @@ p = subprocess.run([VENV_PY, os.path.join(ROOT, "tests", "python",
                                           "clients_test.py"), ROOT, WORK],
                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 sys.stdout.write(p.stdout)
-m = re.search(r"(\d+) passed, (\d+) failed\s*$", p.stdout)
-if m:
-    add(int(m.group(1)), int(m.group(2)))
-if not m or (p.returncode != 0 and not int(m.group(2))):
+counts = closing_counts(p.stdout)
+if counts:
+    add(*counts)
+if not counts or (p.returncode != 0 and not counts[1]):
     bad("clients_test.py exited with status %d" % p.returncode)
 
 p = run([VENV_PY, "-c", "import json, sqlite3\n"
