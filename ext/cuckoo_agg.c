@@ -11,7 +11,7 @@
 **       frames that start at UNBOUNDED PRECEDING (running unions).
 **
 ** Rules:
-**   1. Items are hashed by cksql_hash_value() (docs/format.md#item-identity)
+**   1. Items are hashed by cksql_item_hash() (docs/format.md#item-identity)
 **      with the seed of the options (default 0).  The 64-bit hash does not
 **      depend on the filter's geometry, so the hashes are collected first
 **      and the table sized afterwards.  NULL items are skipped.  Two
@@ -359,6 +359,7 @@ typedef struct ck_agg {
   sqlite3_int64 capacity; /* 0: size to the items */
   char *zOpts;            /* options text of the first row, or NULL */
   cf_params p;            /* b, f, variant, seed; whole geometry if fixed */
+  cksql_hasher hasher;    /* the item hash under p.seed */
   ck_hashes h;            /* CK_COLLECT */
   ck_map map;             /* CK_WINDOW: hash -> copies in the frame */
   cf_filter f;            /* CK_WINDOW: the frame's filter (f.blob owned) */
@@ -390,6 +391,7 @@ static void ck_agg_defaults(ck_agg *p) {
   p->capacity = 0;
   cksql_params(0, "cuckoo_agg", 1, p->error_rate, &o, &p->p, &zErr);
   sqlite3_free(zErr); /* the defaults are always valid */
+  cksql_hasher_init(&p->hasher, p->p.seed);
 }
 
 /* Read and check the parameters on the first row of a group (the same
@@ -411,6 +413,7 @@ static int ck_agg_init(sqlite3_context *ctx, ck_agg *p, int argc,
   p->capacity = args.capacity;
   p->error_rate = args.error_rate;
   p->p = args.params;
+  cksql_hasher_init(&p->hasher, p->p.seed);
   if (argc > 3 && sqlite3_value_type(argv[3]) != SQLITE_NULL) {
     p->zOpts = sqlite3_mprintf("%s", sqlite3_value_text(argv[3]));
     if (p->zOpts == 0) {
@@ -732,7 +735,7 @@ static void ck_agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     ck_agg_fail(p);
     return;
   }
-  rc = cksql_hash_value(argv[0], p->p.seed, &hash);
+  rc = cksql_item_hash(&p->hasher, argv[0], &hash);
   if (rc == SQLITE_DONE) return;
   if (rc != SQLITE_OK) {
     cksql_result_error(ctx, SQLITE_NOMEM, 0);
@@ -773,7 +776,7 @@ static void ck_agg_inverse(sqlite3_context *ctx, int argc,
     ck_agg_fail(p);
     return;
   }
-  rc = cksql_hash_value(argv[0], p->p.seed, &hash);
+  rc = cksql_item_hash(&p->hasher, argv[0], &hash);
   if (rc == SQLITE_DONE) return;
   if (rc == SQLITE_OK) {
     rc = ck_win_remove(ctx, p, hash);

@@ -18,7 +18,7 @@
 **      return the filter unchanged, contains returns NULL.  cuckoo_new
 **      with a NULL capacity returns NULL; a NULL error_rate or options
 **      means the default.
-**   2. Items are hashed by cksql_hash_value() (see
+**   2. Items are hashed by cksql_item_hash() (see
 **      docs/format.md#item-identity).
 **   3. Every filter argument is validated by cf_open() (header fields
 **      against the BLOB length) before a bucket is read.  A malformed BLOB
@@ -142,6 +142,7 @@ static void ck_update(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   cf_filter f;
   uint64_t nStored;
   int aArg[CK_UPDATE_CHUNK]; /* argument index of each aHash[] */
+  cksql_hasher hasher;
   int i, rc, rcHash;
 
   if (argc < 2) {
@@ -156,10 +157,11 @@ static void ck_update(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   if (rc != SQLITE_OK) return; /* NULL -> NULL, or error reported */
   if (ck_copy(ctx, &f) != SQLITE_OK) return;
   nStored = f.count;
+  cksql_hasher_init(&hasher, f.p.seed);
   for (i = 1; i <= argc; i++) {
     rcHash = SQLITE_OK;
     if (i < argc) {
-      rcHash = cksql_hash_value(argv[i], f.p.seed, &aHash[nHash]);
+      rcHash = cksql_item_hash(&hasher, argv[i], &aHash[nHash]);
       if (rcHash == SQLITE_DONE) continue;
       if (rcHash == SQLITE_OK) aArg[nHash++] = i;
     }
@@ -189,6 +191,7 @@ static void ck_update(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 typedef struct ck_cached {
   int isCopy; /* 0: first-row marker only; 1: f views our own copy */
   cf_filter f;
+  cksql_hasher hasher; /* the item hash under f's seed (when isCopy) */
 } ck_cached;
 
 static void ck_cached_free(void *p) {
@@ -202,6 +205,7 @@ static CUCKOO_NOINLINE void
 ck_contains_row(sqlite3_context *ctx, sqlite3_value **argv, ck_cached *c) {
   cf_filter fLocal;
   const cf_filter *f;
+  cksql_hasher hasher;
   uint64_t h;
   int rc;
 
@@ -212,18 +216,14 @@ ck_contains_row(sqlite3_context *ctx, sqlite3_value **argv, ck_cached *c) {
     if (rc != SQLITE_OK) return;
     f = &fLocal;
   }
-  if (sqlite3_value_type(argv[1]) == SQLITE_INTEGER) {
-    /* the common case, inline from the value to the bucket test */
-    sqlite3_result_int(ctx, cf_contains_int(f, sqlite3_value_int64(argv[1])));
-  } else {
-    rc = cksql_hash_value(argv[1], f->p.seed, &h);
-    if (rc == SQLITE_DONE) return;
-    if (rc != SQLITE_OK) {
-      cksql_result_error(ctx, SQLITE_NOMEM, 0);
-      return;
-    }
-    sqlite3_result_int(ctx, cf_contains_hash(f, h));
+  cksql_hasher_init(&hasher, f->p.seed);
+  rc = cksql_item_hash(&hasher, argv[1], &h);
+  if (rc == SQLITE_DONE) return;
+  if (rc != SQLITE_OK) {
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
+    return;
   }
+  sqlite3_result_int(ctx, cf_contains_hash(f, h));
 
   if (c == 0) {
     /* First row: leave a marker; it survives only for constants. */
@@ -241,6 +241,7 @@ ck_contains_row(sqlite3_context *ctx, sqlite3_value **argv, ck_cached *c) {
       n->isCopy = 1;
       n->f = fLocal;
       cf_rebase(&n->f, buf);
+      cksql_hasher_init(&n->hasher, n->f.p.seed);
       sqlite3_set_auxdata(ctx, 0, n, ck_cached_free);
     } else {
       sqlite3_free(n);
@@ -249,14 +250,15 @@ ck_contains_row(sqlite3_context *ctx, sqlite3_value **argv, ck_cached *c) {
   }
 }
 
-/* The common row, a constant filter (already copied) and an INTEGER item,
-** kept apart from the rest so that it needs no stack frame to speak of. */
+/* The common row, a constant filter (already copied) and an item that
+** is not NULL, kept apart from the rest so that it needs no stack frame
+** to speak of (an INTEGER is hashed and looked up inline). */
 static void ck_contains(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   ck_cached *c = (ck_cached *)sqlite3_get_auxdata(ctx, 0);
+  uint64_t h;
   (void)argc;
-  if (c && c->isCopy && sqlite3_value_type(argv[1]) == SQLITE_INTEGER) {
-    sqlite3_result_int(ctx,
-                       cf_contains_int(&c->f, sqlite3_value_int64(argv[1])));
+  if (c && c->isCopy && cksql_item_hash(&c->hasher, argv[1], &h) == SQLITE_OK) {
+    sqlite3_result_int(ctx, cf_contains_hash(&c->f, h));
     return;
   }
   ck_contains_row(ctx, argv, c);
@@ -265,6 +267,7 @@ static void ck_contains(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 /* cuckoo_count(filter) and cuckoo_count(filter, item): see rule 7. */
 static void ck_count(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   cf_filter f;
+  cksql_hasher hasher;
   uint64_t h;
   int rc;
   if (cksql_open_arg(ctx, "cuckoo_count", 0, argv[0], &f) != SQLITE_OK) return;
@@ -272,7 +275,8 @@ static void ck_count(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     sqlite3_result_int64(ctx, (sqlite3_int64)f.count);
     return;
   }
-  rc = cksql_hash_value(argv[1], f.p.seed, &h);
+  cksql_hasher_init(&hasher, f.p.seed);
+  rc = cksql_item_hash(&hasher, argv[1], &h);
   if (rc == SQLITE_DONE) return;
   if (rc != SQLITE_OK) {
     cksql_result_error(ctx, SQLITE_NOMEM, 0);

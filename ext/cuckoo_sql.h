@@ -49,13 +49,40 @@ CUCKOO_PRIVATE int cuckoo_register_aggregates(sqlite3 *db);
 CUCKOO_PRIVATE int cuckoo_register_vtab(sqlite3 *db);
 
 /*
-** Hash an SQL value into an item (docs/format.md#item-identity: INTEGER
-** 42 == REAL 42.0, TEXT as UTF-8 bytes, TEXT never equal to BLOB).  Returns
-** SQLITE_OK with *pHash set, SQLITE_DONE for NULL (no hash), or
-** SQLITE_NOMEM if converting TEXT to UTF-8 failed.
+** The item hash: the one way an SQL value becomes an item, for the
+** functions, the aggregates, the virtual table and its store
+** (docs/format.md#item-identity: INTEGER 42 == REAL 42.0, TEXT as UTF-8
+** bytes, TEXT never equal to BLOB).
+**
+** A cksql_hasher is a seed with the XXH3 key of INTEGER items under it
+** (cf_int_key), computed once by cksql_hasher_init().  cksql_item_hash()
+** hashes v under it: SQLITE_OK with *pHash set, SQLITE_DONE for NULL (no
+** hash), or SQLITE_NOMEM if converting TEXT to UTF-8 failed.  An INTEGER,
+** the common item, is hashed inline (two multiplications); every other
+** type in cksql_item_hash_other(), which is its out-of-line half (it
+** takes every type), not an entry point of its own.
 */
-CUCKOO_PRIVATE int cksql_hash_value(sqlite3_value *v, uint64_t seed,
-                                    uint64_t *pHash);
+typedef struct cksql_hasher {
+  uint64_t seed;
+  uint64_t key_int; /* cf_int_key(seed) */
+} cksql_hasher;
+
+static inline void cksql_hasher_init(cksql_hasher *h, uint64_t seed) {
+  h->seed = seed;
+  h->key_int = cf_int_key(seed);
+}
+
+CUCKOO_PRIVATE int cksql_item_hash_other(sqlite3_value *v, uint64_t seed,
+                                         uint64_t *pHash);
+
+static inline int cksql_item_hash(const cksql_hasher *h, sqlite3_value *v,
+                                  uint64_t *pHash) {
+  if (sqlite3_value_type(v) == SQLITE_INTEGER) {
+    *pHash = cf_xxh3_8((uint64_t)sqlite3_value_int64(v), h->key_int);
+    return SQLITE_OK;
+  }
+  return cksql_item_hash_other(v, h->seed, pHash);
+}
 
 /*
 ** Validate argument iArg (0-based) of function zFunc as a filter BLOB and

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cksql_hash_value(sqlite3_value *v, uint64_t seed, uint64_t *pHash) {
+int cksql_item_hash_other(sqlite3_value *v, uint64_t seed, uint64_t *pHash) {
   switch (sqlite3_value_type(v)) {
   case SQLITE_INTEGER:
     *pHash = cf_hash_int(seed, sqlite3_value_int64(v));

@@ -222,14 +222,9 @@ int ckst_full(ckstore *p, const char *zFmt, ...) {
   va_start(ap, zFmt);
   zRest = sqlite3_vmprintf(zFmt, ap);
   va_end(ap);
-  if (p->pItem) {
-    zItem = cksql_describe_value(p->pItem);
-  } else if (ckst_defer_placing(p)) {
-    zItem = ckst_defer_describe(p);
-  }
-  zWhat = p->pItem || ckst_defer_placing(p)
-              ? (zItem ? sqlite3_mprintf("item %s", zItem) : 0)
-              : sqlite3_mprintf("an item");
+  if (p->pName) zItem = p->pName->xName(p->pName->pArg);
+  zWhat = p->pName ? (zItem ? sqlite3_mprintf("item %s", zItem) : 0)
+                   : sqlite3_mprintf("an item");
   sqlite3_free(p->zErr);
   p->zErr = zRest && zWhat ? cksql_full_message(p->zLabel, nStored, nCapacity,
                                                 zWhat, zRest)
@@ -297,22 +292,12 @@ char *ckst_take_error(ckstore *p) {
   return z;
 }
 
-/* zErr passes to the store (an earlier message is freed). */
-void ckst_put_error(ckstore *p, char *zErr) {
-  sqlite3_free(p->zErr);
-  p->zErr = zErr;
-}
-
 /* Accessors for the virtual table: nothing is copied; the strings stay
 ** the store's (valid until ckst_rename() or ckst_free()). */
-sqlite3 *ckst_db(const ckstore *p) { return p->db; }
 const char *ckst_schema(const ckstore *p) { return p->zDb; }
 const char *ckst_name(const ckstore *p) { return p->zName; }
 const char *ckst_label(const ckstore *p) { return p->zLabel; }
-uint64_t ckst_seed(const ckstore *p) { return p->seed; }
-uint64_t ckst_hash_int(const ckstore *p, sqlite3_int64 v) {
-  return cf_xxh3_8((uint64_t)v, p->keyInt);
-}
+const cksql_hasher *ckst_hasher(const ckstore *p) { return &p->hasher; }
 int ckst_levels(const ckstore *p) { return p->nLevel; }
 
 /* Replace the table name and the label (copies; p owns them).  On
@@ -556,19 +541,19 @@ static int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
 }
 
 /* Insert one copy (rules 2 and 3), after the pending ones; on error
-** nothing was changed.  pItem (may be NULL) only names the item in a
+** nothing was changed.  pName (may be NULL) only names the item in a
 ** "full" message. */
-int ckst_insert(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
+int ckst_insert(ckstore *p, uint64_t hash, const ckst_namer *pName) {
   int rc = ckst_drain(p);
   if (rc != SQLITE_OK) return rc;
   assert(!ckst_defer_pending(p));
-  p->pItem = pItem;
+  p->pName = pName;
   rc = ckst_insert_hash(p, hash);
-  p->pItem = 0;
+  p->pName = 0;
   return rc;
 }
 
-/* ckst_insert() of a hash (p->pItem names it in messages). */
+/* ckst_insert() of a hash (p->pName names it in messages). */
 int ckst_insert_hash(ckstore *p, uint64_t hash) {
   int rc, i, iLast = p->nLevel - 1;
   const ckst_level *pL;
@@ -657,6 +642,21 @@ found:
   p->aLevel[iFound].bCountDirty = 1;
   *pRemoved = 1;
   return SQLITE_OK;
+}
+
+/* UPDATE: remove, insert, and on failure put the removed copy back (its
+** freed slot takes it at once); the insert's message stands. */
+int ckst_replace(ckstore *p, uint64_t hOld, uint64_t hNew,
+                 const ckst_namer *pName) {
+  int removed, rc = ckst_remove(p, hOld, &removed);
+  if (rc == SQLITE_OK) rc = ckst_insert(p, hNew, pName);
+  if (rc != SQLITE_OK && removed) {
+    char *zErr = ckst_take_error(p);
+    (void)ckst_insert(p, hOld, 0); /* its message, if any, is dropped */
+    sqlite3_free(p->zErr);
+    p->zErr = zErr;
+  }
+  return rc;
 }
 
 /* Forget the cache and the configuration (the next use reloads), and

@@ -124,21 +124,16 @@ CUCKOO_PRIVATE int ckst_new(sqlite3 *db, const char *zDb, const char *zName,
 CUCKOO_PRIVATE void ckst_free(ckstore *p);
 /* Take the message of the last error (caller frees), or NULL. */
 CUCKOO_PRIVATE char *ckst_take_error(ckstore *p);
-/* Make zErr (sqlite3_mprintf'd, may be NULL) the store's message again
-** (the store owns it from now on). */
-CUCKOO_PRIVATE void ckst_put_error(ckstore *p, char *zErr);
 
-/* What the virtual table reads: the table's names, its connection, its
-** hash seed and its number of levels (the last two valid after
-** ckst_ready()).  The strings belong to the store. */
-CUCKOO_PRIVATE sqlite3 *ckst_db(const ckstore *p);
+/* What the virtual table reads: the table's names (the strings belong to
+** the store), the item hash under the table's seed (rule 1: the pointer
+** is the store's for its lifetime, what it points to is valid after
+** ckst_ready()) and the number of levels (valid after ckst_ready()). */
 CUCKOO_PRIVATE const char *ckst_schema(const ckstore *p);
 CUCKOO_PRIVATE const char *ckst_name(const ckstore *p);
 CUCKOO_PRIVATE const char *
 ckst_label(const ckstore *p); /* "cuckoo table [SCHEMA.]NAME" */
-CUCKOO_PRIVATE uint64_t ckst_seed(const ckstore *p);
-/* cf_hash_int(ckst_seed(p), v), with the seed's XXH3 key computed once. */
-CUCKOO_PRIVATE uint64_t ckst_hash_int(const ckstore *p, sqlite3_int64 v);
+CUCKOO_PRIVATE const cksql_hasher *ckst_hasher(const ckstore *p);
 CUCKOO_PRIVATE int ckst_levels(const ckstore *p);
 /* True if zSuffix names one of the shadow tables (T_zSuffix). */
 CUCKOO_PRIVATE int ckst_is_shadow(const char *zSuffix);
@@ -149,18 +144,35 @@ CUCKOO_PRIVATE int ckst_create(ckstore *p, const ckst_options *pOpt);
 ** cache reflects other connections' commits. */
 CUCKOO_PRIVATE int ckst_ready(ckstore *p, int bRefresh);
 
-/* Item operations on the item's 64-bit hash (rules 1-3).  ckst_insert()
-** fails with a "full" or "too many copies" message and changes nothing
-** (pItem, which may be NULL, names the item in the message);
-** ckst_remove() sets *pRemoved when a copy was removed. */
+/*
+** Item operations on the item's 64-bit hash (rules 1-3), which
+** cksql_item_hash(ckst_hasher(p), ...) gives.  The store knows items only
+** by their hashes: a refusal's message names the item through the
+** caller's namer, xName(pArg), which returns the item's description
+** ("42", "'abc'", "a BLOB"; sqlite3_mprintf'd, NULL if out of memory) and
+** is called only to build that message, before the call returns.
+**
+** ckst_insert() fails with a "full" or "too many copies" message (naming
+** the item through pName, or "an item" when pName is NULL) and changes
+** nothing; ckst_remove() sets *pRemoved when a copy was removed;
+** ckst_replace() removes a copy of hOld and inserts hNew, and if that
+** insert fails it puts the removed copy back and reports the failure.
+*/
+typedef struct ckst_namer {
+  char *(*xName)(void *pArg);
+  void *pArg;
+} ckst_namer;
 CUCKOO_PRIVATE int ckst_contains(ckstore *p, uint64_t hash, int *pFound);
-CUCKOO_PRIVATE int ckst_insert(ckstore *p, uint64_t hash, sqlite3_value *pItem);
+CUCKOO_PRIVATE int ckst_insert(ckstore *p, uint64_t hash,
+                               const ckst_namer *pName);
 CUCKOO_PRIVATE int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved);
+CUCKOO_PRIVATE int ckst_replace(ckstore *p, uint64_t hOld, uint64_t hNew,
+                                const ckst_namer *pName);
 
 /*
-** Pending inserts, for bulk loads (cuckoo_store_defer.c).
-** ckst_insert_later() only records an
-** INTEGER or REAL item's hash and value (24 bytes; at most CKST_PEND_MAX
+** Pending inserts, for bulk loads (cuckoo_store_defer.c): ckst_insert()
+** deferred.  ckst_insert_later() only records an INTEGER or REAL item's
+** hash and value (24 bytes; at most CKST_PEND_MAX
 ** of them per table; at the bound, if the array cannot grow, and for
 ** TEXT and BLOB items it is ckst_insert()); ckst_drain() places every
 ** pending item in order, exactly as one ckst_insert() after another
@@ -176,10 +188,6 @@ CUCKOO_PRIVATE int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved);
 #define CKST_PEND_MAX 65536
 CUCKOO_PRIVATE int ckst_insert_later(ckstore *p, uint64_t hash,
                                      sqlite3_value *pItem);
-/* The same for an INTEGER item pItem whose value v the caller has read,
-** hashed here (*pHash); -1 (nothing done) if the store is not loaded. */
-CUCKOO_PRIVATE int ckst_insert_later_int(ckstore *p, sqlite3_int64 v,
-                                         sqlite3_value *pItem, uint64_t *pHash);
 CUCKOO_PRIVATE int ckst_drain(ckstore *p);
 
 /* Transaction boundaries (rule 4): ckst_flush() writes the changes made in

@@ -221,9 +221,10 @@ int ckst_info(ckstore *p, char **pzJson) {
       "\"blocks_read\":%lld,\"level\":[",
       CKST_FORMAT_VERSION, p->flags ? "semisort" : "plain",
       (unsigned long long)nCount, (unsigned long long)nCap, p->errorRate,
-      p->growth ? "true" : "false", p->bucketSize, (unsigned long long)p->seed,
-      p->nLevel, (unsigned long long)nBlock, (unsigned long long)nBytes, fpr,
-      p->blockSize, p->cacheKib, p->nEntry, p->nBlockRead);
+      p->growth ? "true" : "false", p->bucketSize,
+      (unsigned long long)p->hasher.seed, p->nLevel, (unsigned long long)nBlock,
+      (unsigned long long)nBytes, fpr, p->blockSize, p->cacheKib, p->nEntry,
+      p->nBlockRead);
   for (i = 0; i < p->nLevel; i++) {
     const ckst_level *pL = &p->aLevel[i];
     sqlite3_str_appendf(

@@ -65,6 +65,43 @@ static void ckst_prefetch(const ckstore *p, uint64_t hash) {
 
 static int ckst_drain_pending(ckstore *p);
 
+/* The namer of the pending item being placed (ckst_namer): its value. */
+static char *ckst_pend_name(void *pArg) {
+  const ckstore *p = (const ckstore *)pArg;
+  const ckst_pend *e;
+  assert(p->defer.iItem >= 0 && (uint32_t)p->defer.iItem < p->defer.nAlloc);
+  e = &p->defer.aVal[p->defer.iItem];
+  return e->eType == SQLITE_INTEGER ? sqlite3_mprintf("%lld", e->v.i)
+                                    : sqlite3_mprintf("%!.15g", e->v.r);
+}
+
+/* Place pending item i as ckst_insert() would, named by its value. */
+static int ckst_place(ckstore *p, uint32_t i) {
+  ckst_namer nm;
+  int rc;
+  nm.xName = ckst_pend_name;
+  nm.pArg = p;
+  p->defer.iItem = (int)i;
+  p->pName = &nm;
+  rc = ckst_insert_hash(p, p->defer.aHash[i]);
+  p->pName = 0;
+  p->defer.iItem = -1;
+  return rc;
+}
+
+/* The namer of an item not deferred (ckst_namer). */
+static char *ckst_value_name(void *pArg) {
+  return cksql_describe_value((sqlite3_value *)pArg);
+}
+
+/* ckst_insert() of an item placed at once. */
+static int ckst_insert_now(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
+  ckst_namer nm;
+  nm.xName = ckst_value_name;
+  nm.pArg = pItem;
+  return ckst_insert(p, hash, &nm);
+}
+
 /* Nothing pending is the common case of every operation. */
 int ckst_drain(ckstore *p) {
   return p->defer.n ? ckst_drain_pending(p) : SQLITE_OK;
@@ -143,9 +180,7 @@ static int ckst_drain_batch(ckstore *p, uint32_t *pi) {
         if (j == e) continue;
       }
       /* item j matches an older level, or stopped the run */
-      p->defer.iItem = (int)(i + j);
-      rc = ckst_insert_hash(p, p->defer.aHash[i + j]);
-      p->defer.iItem = -1;
+      rc = ckst_place(p, i + j);
       if (p->defer.nDiscard != nDiscard)
         return rc == SQLITE_OK ? SQLITE_ABORT : rc;
       if (rc != SQLITE_OK) {
@@ -172,8 +207,7 @@ static int ckst_drain_pending(ckstore *p) {
   }
   for (; i < n; i++) {
     if (i + CKST_AHEAD < n) ckst_prefetch(p, p->defer.aHash[i + CKST_AHEAD]);
-    p->defer.iItem = (int)i;
-    rc = ckst_insert_hash(p, p->defer.aHash[i]);
+    rc = ckst_place(p, i);
     if (p->defer.nDiscard != nDiscard) {
       /* a statement the store ran failed and rolled the transaction back
       ** (xRollback): the pending items went with it */
@@ -197,28 +231,13 @@ static int ckst_drain_pending(ckstore *p) {
   return rc;
 }
 
-int ckst_insert_later_int(ckstore *p, sqlite3_int64 v, sqlite3_value *pItem,
-                          uint64_t *pHash) {
-  uint64_t hash;
-  if (!p->bLoaded) return -1;
-  *pHash = hash = ckst_hash_int(p, v);
-  if (p->defer.n < p->defer.nAlloc) {
-    ckst_pend *e = &p->defer.aVal[p->defer.n];
-    p->defer.aHash[p->defer.n++] = hash;
-    e->eType = SQLITE_INTEGER;
-    e->v.i = v;
-    return SQLITE_OK;
-  }
-  return ckst_insert_later(p, hash, pItem);
-}
-
 int ckst_insert_later(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
   int eType = sqlite3_value_type(pItem);
   ckst_pend *e;
   assert(p->bLoaded);
   assert(p->defer.n <= p->defer.nAlloc && p->defer.nAlloc <= CKST_PEND_MAX);
   if (eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) {
-    return ckst_insert(p, hash, pItem); /* kept short: placed now */
+    return ckst_insert_now(p, hash, pItem); /* kept short: placed now */
   }
   if (p->defer.n == p->defer.nAlloc) {
     uint32_t nNew = p->defer.nAlloc ? 2 * p->defer.nAlloc : 256;
@@ -236,7 +255,7 @@ int ckst_insert_later(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
     }
     if (aNew == 0) {
       /* at the bound (or out of memory): place what is pending, then this */
-      return ckst_insert(p, hash, pItem);
+      return ckst_insert_now(p, hash, pItem);
     }
     p->defer.aVal = aNew;
     p->defer.nAlloc = nNew;
@@ -269,14 +288,6 @@ int ckst_defer_check_flush(ckstore *p) {
                     "inserts of a failed statement were discarded by a "
                     "nested statement's rollback; the transaction must be "
                     "rolled back");
-}
-
-char *ckst_defer_describe(const ckstore *p) {
-  const ckst_pend *e;
-  assert(p->defer.iItem >= 0 && (uint32_t)p->defer.iItem < p->defer.n);
-  e = &p->defer.aVal[p->defer.iItem];
-  return e->eType == SQLITE_INTEGER ? sqlite3_mprintf("%lld", e->v.i)
-                                    : sqlite3_mprintf("%!.15g", e->v.r);
 }
 
 void ckst_defer_free(ckstore *p) {

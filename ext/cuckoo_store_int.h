@@ -135,8 +135,7 @@ struct ckstore {
   int bMain;    /* zDb is "main" */
   /* Configuration (valid when bLoaded) */
   int bLoaded;
-  uint64_t seed;
-  uint64_t keyInt; /* cf_int_key(seed): INTEGER items hash inline */
+  cksql_hasher hasher; /* the table's seed, and the item hash under it */
   unsigned bucketSize;
   uint32_t flags;
   double errorRate;
@@ -162,7 +161,7 @@ struct ckstore {
   int bCookieBumped;        /* the cookie was bumped in this transaction */
   sqlite3_int64 nBlockRead; /* blocks read from the shadow table */
   int rcStore;              /* error code of a failed cf_store callback */
-  sqlite3_value *pItem;     /* the item ckst_insert() is inserting */
+  const ckst_namer *pName;  /* names the item being inserted (messages) */
   ckst_defer defer;         /* deferred inserts (cuckoo_store_defer.c) */
   sqlite3_stmt *aStmt[CKST_NSTMT];
   /* Hashes pinned by scans: open addressing, until ckst_scan_end() */
@@ -293,12 +292,6 @@ CUCKOO_PRIVATE void ckst_defer_discard(ckstore *p, int bRollback);
 /* Before a flush: an error if a savepoint rollback dropped the pending
 ** items of a failed drain (only the transaction's rollback may follow). */
 CUCKOO_PRIVATE int ckst_defer_check_flush(ckstore *p);
-/* Is a pending item being placed (a refused one is named by
-** ckst_defer_describe(): "42", "1.5"; sqlite3_mprintf'd, caller frees)? */
-static inline int ckst_defer_placing(const ckstore *p) {
-  return p->defer.iItem >= 0;
-}
-CUCKOO_PRIVATE char *ckst_defer_describe(const ckstore *p);
 CUCKOO_PRIVATE void ckst_defer_free(ckstore *p);
 
 /* ---------------------------------------------------------------------

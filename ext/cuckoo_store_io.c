@@ -340,8 +340,8 @@ static int ckst_load_config(ckstore *p) {
                       a[CKC_VERSION].i, CKST_FORMAT_VERSION);
   }
   ckst_cint(p, &rc, a, CKC_VERSION, CKST_FORMAT_VERSION, CKST_FORMAT_VERSION);
-  p->seed = (uint64_t)ckst_cint(p, &rc, a, CKC_SEED, INT64_MIN, INT64_MAX);
-  p->keyInt = cf_int_key(p->seed);
+  cksql_hasher_init(&p->hasher, (uint64_t)ckst_cint(p, &rc, a, CKC_SEED,
+                                                    INT64_MIN, INT64_MAX));
   p->bucketSize = (unsigned)ckst_cint(p, &rc, a, CKC_BUCKET_SIZE, 2, 8);
   if (rc == SQLITE_OK && !cf_bucket_size_ok(p->bucketSize)) {
     rc = ckst_corrupt(p,
@@ -412,7 +412,7 @@ static void ckst_level_row(ckstore *p, sqlite3_stmt *pStmt, int n, int *pRc) {
   pL->p.fp_bits = (a[3] < 0 || a[3] > 255) ? 0 : (uint32_t)a[3];
   pL->p.flags = (a[4] < 0 || a[4] > 255) ? 0xff : (uint32_t)a[4];
   pL->p.capacity = a[5] < 0 ? 0 : (uint64_t)a[5];
-  pL->p.seed = p->seed;
+  pL->p.seed = p->hasher.seed;
   if (cf_params_check(&pL->p) != CF_OK) {
     *pRc = ckst_corrupt(p,
                         "level %d has an invalid geometry (nbuckets=%lld "
@@ -611,8 +611,7 @@ int ckst_create(ckstore *p, const ckst_options *pOpt) {
     p->zErr = zErr;
     return SQLITE_ERROR;
   }
-  p->seed = pOpt->o.seed;
-  p->keyInt = cf_int_key(p->seed);
+  cksql_hasher_init(&p->hasher, pOpt->o.seed);
   p->bucketSize = pOpt->o.bucket_size;
   p->flags = pOpt->o.flags;
   p->errorRate = pOpt->error_rate;
@@ -650,7 +649,9 @@ int ckst_create(ckstore *p, const ckst_options *pOpt) {
     sqlite3_bind_text(pStmt, 1, ckst_azKey[k], -1, SQLITE_STATIC);
     switch (k) {
     case CKC_VERSION: sqlite3_bind_int(pStmt, 2, CKST_FORMAT_VERSION); break;
-    case CKC_SEED: sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)p->seed); break;
+    case CKC_SEED:
+      sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)p->hasher.seed);
+      break;
     case CKC_BUCKET_SIZE: sqlite3_bind_int(pStmt, 2, (int)p->bucketSize); break;
     case CKC_VARIANT:
       sqlite3_bind_text(pStmt, 2, p->flags ? "semisort" : "plain", -1,

@@ -268,7 +268,7 @@ int ckst_level_params(ckstore *p, sqlite3_int64 capacity, double er,
                       cf_params *pp, char **pzErr) {
   cksql_options o;
   o.bucket_size = p->bucketSize;
-  o.seed = p->seed;
+  o.seed = p->hasher.seed;
   o.flags = p->flags;
   return cksql_params(0, p->zLabel, capacity, er, &o, pp, pzErr);
 }
@@ -425,11 +425,12 @@ int ckst_import(ckstore *p, const void *aBlob, int nBlob) {
                       "%s",
                       zWhy);
   }
-  if (f.p.seed != p->seed) {
+  if (f.p.seed != p->hasher.seed) {
     return ckst_error(p, SQLITE_ERROR,
                       "the imported filter has seed %llu but the table "
                       "has seed %llu; create the table with seed=%llu",
-                      (unsigned long long)f.p.seed, (unsigned long long)p->seed,
+                      (unsigned long long)f.p.seed,
+                      (unsigned long long)p->hasher.seed,
                       (unsigned long long)f.p.seed);
   }
   nSlots = cf_count_slots(&f);

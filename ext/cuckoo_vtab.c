@@ -2,9 +2,9 @@
 ** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
 **
 ** cuckoo_vtab.c: the cuckoo virtual table, a named, persistent,
-** transactional filter kept in shadow tables (cuckoo_store.[ch] owns the
-** storage and documents the shadow-table schema), and its companion
-** functions.
+** transactional filter kept in shadow tables (cuckoo_store.h is its
+** interface to the storage and documents the shadow-table schema); its
+** companion functions are in cuckoo_vtab_func.c.
 **
 **   CREATE VIRTUAL TABLE seen USING cuckoo(capacity=1000000,
 **                                          error_rate=0.001);
@@ -82,49 +82,10 @@
 **      and OR FAIL, every row is placed at once, as each statement's own
 **      outcome depends on it.
 */
-#include "cuckoo_store.h"
+#include "cuckoo_vtab_int.h"
 
 #include <assert.h>
 #include <string.h>
-
-typedef struct ckvt_table ckvt_table;
-
-/*
-** The module object with xIntegrity (iVersion 4, SQLite 3.44).  Built
-** against an older sqlite3.h, the same layout is declared here: the
-** version-3 object followed by the one new method.
-*/
-typedef int (*ckvt_integrity_fn)(sqlite3_vtab *, const char *, const char *,
-                                 int, char **);
-#if SQLITE_VERSION_NUMBER >= 3044000
-typedef sqlite3_module ckvt_module;
-#define CKVT_MODULE(m) (&(m))
-#else
-typedef struct ckvt_module {
-  sqlite3_module base; /* iVersion 1 to 3 */
-  ckvt_integrity_fn xIntegrity;
-} ckvt_module;
-#define CKVT_MODULE(m) (&(m).base)
-#endif
-
-/* Per-connection registry of open cuckoo tables (the module's client
-** data, shared with the companion functions), and the module object as
-** registered for the running SQLite. */
-typedef struct ckvt_global {
-  ckvt_table *pList;
-  int bVtabIn;        /* sqlite3_vtab_in() exists (SQLite 3.38+) */
-  ckvt_module module; /* iVersion 4 with xIntegrity on SQLite 3.44+ */
-} ckvt_global;
-
-struct ckvt_table {
-  sqlite3_vtab base;
-  ckvt_global *pGlobal;
-  ckvt_table *pNext;
-  ckstore *pStore;
-  int bCmd;  /* the command column (named like the table) is declared */
-  int nScan; /* open cursors that have run a scan */
-  struct ckvt_cursor *pSpare; /* a closed cursor kept for the next xOpen */
-};
 
 /* A row of a lookup: a probably-present item (eType SQLITE_NULL for a
 ** lookup by rowid, which knows the hash but not the item). */
@@ -243,8 +204,10 @@ static int ckvtInit(sqlite3 *db, void *pAux, int argc, const char *const *argv,
     return rc;
   }
   memset(pTab, 0, sizeof(*pTab));
+  pTab->db = db;
   pTab->pGlobal = pGlobal;
   pTab->pStore = pStore;
+  pTab->pHasher = ckst_hasher(pStore);
   pTab->bCmd = bCmd;
   pTab->pNext = pGlobal->pList;
   pGlobal->pList = pTab;
@@ -490,20 +453,12 @@ static int ckvt_add_row(ckvt_cursor *pCur, sqlite3_value *v, uint64_t h) {
 }
 
 /* Look v up; a probably-present item becomes a row. */
-static int ckvt_lookup(ckvt_cursor *pCur, ckstore *pStore, sqlite3_value *v) {
+static int ckvt_lookup(ckvt_cursor *pCur, ckvt_table *pTab, sqlite3_value *v) {
   uint64_t h;
-  int found, rc;
-  if (sqlite3_value_type(v) == SQLITE_INTEGER) {
-    /* the common probe (a join on integers), hashed directly */
-    h = ckst_hash_int(pStore, sqlite3_value_int64(v));
-    rc = ckst_contains(pStore, h, &found);
-    if (rc != SQLITE_OK || !found) return rc;
-    return ckvt_add_row(pCur, v, h);
-  }
-  rc = cksql_hash_value(v, ckst_seed(pStore), &h);
+  int found, rc = cksql_item_hash(pTab->pHasher, v, &h);
   if (rc == SQLITE_DONE) return SQLITE_OK; /* NULL matches nothing */
   if (rc != SQLITE_OK) return rc;
-  rc = ckst_contains(pStore, h, &found);
+  rc = ckst_contains(pTab->pStore, h, &found);
   if (rc == SQLITE_OK && found) rc = ckvt_add_row(pCur, v, h);
   return rc;
 }
@@ -551,7 +506,7 @@ static int ckvtFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   if (rc == SQLITE_OK) rc = ckst_drain(pStore); /* reads see pending items */
   if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
   switch (idxNum) {
-  case CKVT_PLAN_EQ: rc = ckvt_lookup(pCur, pStore, argv[0]); break;
+  case CKVT_PLAN_EQ: rc = ckvt_lookup(pCur, pTab, argv[0]); break;
   case CKVT_PLAN_ROWID: rc = ckvt_lookup_rowid(pCur, pStore, argv[0]); break;
 #if SQLITE_VERSION_NUMBER >= 3038000
   case CKVT_PLAN_IN: {
@@ -559,7 +514,7 @@ static int ckvtFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     sqlite3_value *v = 0;
     for (rc = sqlite3_vtab_in_first(argv[0], &v); rc == SQLITE_OK && v;
          rc = sqlite3_vtab_in_next(argv[0], &v)) {
-      rc = ckvt_lookup(pCur, pStore, v);
+      rc = ckvt_lookup(pCur, pTab, v);
       if (rc != SQLITE_OK) break;
     }
     if (rc == SQLITE_DONE) rc = SQLITE_OK;
@@ -734,8 +689,8 @@ static int ckvtRowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *pRowid) {
 ** Writes
 */
 
-static int ckvt_import(ckvt_table *pTab, sqlite3_value *pItem,
-                       sqlite3_value *pFilter) {
+static CUCKOO_NOINLINE int ckvt_import(ckvt_table *pTab, sqlite3_value *pItem,
+                                       sqlite3_value *pFilter) {
   ckstore *p = pTab->pStore;
   if (sqlite3_value_type(pItem) != SQLITE_NULL) {
     return ckvt_errmsg(pTab, sqlite3_mprintf("%s: give either item or "
@@ -751,94 +706,6 @@ static int ckvt_import(ckvt_table *pTab, sqlite3_value *pItem,
   }
   return ckvt_err(pTab, ckst_import(p, sqlite3_value_blob(pFilter),
                                     sqlite3_value_bytes(pFilter)));
-}
-
-static int ckvt_insert(ckvt_table *pTab, sqlite3_value **argv,
-                       sqlite3_int64 *pRowid) {
-  ckstore *p = pTab->pStore;
-  uint64_t h;
-  int rc, eConflict, found;
-
-  if (sqlite3_value_type(argv[3]) != SQLITE_NULL) {
-    return ckvt_import(pTab, argv[2], argv[3]);
-  }
-  rc = cksql_hash_value(argv[2], ckst_seed(p), &h);
-  if (rc == SQLITE_DONE) return SQLITE_OK; /* NULL item: ignored */
-  if (rc != SQLITE_OK) return rc;
-  if (sqlite3_value_type(argv[1]) != SQLITE_NULL &&
-      sqlite3_value_int64(argv[1]) != (sqlite3_int64)h) {
-    return ckvt_errmsg(pTab, sqlite3_mprintf("%s: the rowid is the item's "
-                                             "hash and cannot be chosen",
-                                             ckst_label(p)));
-  }
-  *pRowid = (sqlite3_int64)h;
-  eConflict = sqlite3_vtab_on_conflict(ckst_db(p));
-  if (eConflict == SQLITE_IGNORE || eConflict == SQLITE_REPLACE) {
-    rc = ckst_contains(p, h, &found);
-    if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
-    if (found) return eConflict == SQLITE_IGNORE ? SQLITE_CONSTRAINT : rc;
-  } else if (eConflict != SQLITE_FAIL && sqlite3_get_autocommit(ckst_db(p))) {
-    /* Deferred (rule 8): a failure now fails the whole statement, which
-    ** is its own transaction, wherever it is reported. */
-    return ckvt_err(pTab, ckst_insert_later(p, h, argv[2]));
-  }
-  return ckvt_err(pTab, ckst_insert(p, h, argv[2]));
-}
-
-static int ckvt_update(ckvt_table *pTab, sqlite3_value **argv) {
-  ckstore *p = pTab->pStore;
-  uint64_t hOld = (uint64_t)sqlite3_value_int64(argv[0]), hNew;
-  int rc, removed;
-  if (sqlite3_value_type(argv[3]) != SQLITE_NULL) {
-    return ckvt_errmsg(pTab, sqlite3_mprintf("%s: a filter can only be "
-                                             "imported with INSERT INTO "
-                                             "%s(filter) VALUES(...)",
-                                             ckst_label(p), ckst_name(p)));
-  }
-  if (sqlite3_value_int64(argv[1]) != (sqlite3_int64)hOld) {
-    return ckvt_errmsg(pTab, sqlite3_mprintf("%s: the rowid is the item's "
-                                             "hash and cannot be changed",
-                                             ckst_label(p)));
-  }
-  rc = cksql_hash_value(argv[2], ckst_seed(p), &hNew);
-  if (rc == SQLITE_DONE) {
-    return ckvt_errmsg(pTab, sqlite3_mprintf("%s: an item cannot be set to "
-                                             "NULL; DELETE it instead",
-                                             ckst_label(p)));
-  }
-  if (rc != SQLITE_OK || hNew == hOld) return rc;
-  rc = ckst_remove(p, hOld, &removed);
-  if (rc == SQLITE_OK) rc = ckst_insert(p, hNew, argv[2]);
-  if (rc != SQLITE_OK && removed) {
-    /* Put the old item back (its freed slot takes it at once). */
-    char *zErr = ckst_take_error(p);
-    if (ckst_insert(p, hOld, 0) != SQLITE_OK) sqlite3_free(ckst_take_error(p));
-    ckst_put_error(p, zErr);
-  }
-  return ckvt_err(pTab, rc);
-}
-
-/* INSERT INTO t(t) VALUES(command): the only command is 'delete-all'. */
-static int ckvt_command(ckvt_table *pTab, sqlite3_value **argv) {
-  ckstore *p = pTab->pStore;
-  const char *z = (const char *)sqlite3_value_text(argv[2 + CKVT_COL_CMD]);
-  int i;
-  for (i = 0; i < CKVT_COL_CMD; i++) {
-    if (sqlite3_value_type(argv[2 + i]) != SQLITE_NULL) {
-      return ckvt_errmsg(pTab, sqlite3_mprintf("%s: a command is a row of "
-                                               "its own: give only the "
-                                               "column %s",
-                                               ckst_label(p), ckst_name(p)));
-    }
-  }
-  if (z == 0) return SQLITE_NOMEM;
-  if (strcmp(z, "delete-all") != 0) {
-    return ckvt_errmsg(pTab, sqlite3_mprintf("%s: unknown command '%s'; the "
-                                             "command is 'delete-all' (it "
-                                             "empties the table)",
-                                             ckst_label(p), z));
-  }
-  return ckvt_err(pTab, ckst_delete_all(p));
 }
 
 /* The columns level, bucket, fingerprint and copies describe stored
@@ -864,73 +731,144 @@ static int ckvt_check_readonly(ckvt_table *pTab, sqlite3_value **argv,
   return SQLITE_OK;
 }
 
-/*
-** The row of a bulk load, INSERT INTO t(item) SELECT <integers>, outside
-** an explicit transaction (deferred, rule 8), with the fewest calls: the
-** same checks and outcome as the general path below (every column but
-** item NULL, no rowid given, ABORT or ROLLBACK conflict mode).  Returns
-** -1 when the row is not that case.
-*/
-static int ckvt_insert_bulk(ckvt_table *pTab, int argc, sqlite3_value **argv,
-                            sqlite3_int64 *pRowid) {
-  ckstore *p = pTab->pStore;
-  sqlite3 *db = ckst_db(p);
-  uint64_t h;
-  int i, rc;
-  if (sqlite3_value_type(argv[2]) != SQLITE_INTEGER) return -1;
-  for (i = 3; i < argc; i++) {
-    if (sqlite3_value_type(argv[i]) != SQLITE_NULL) return -1;
-  }
-  if (sqlite3_value_type(argv[1]) != SQLITE_NULL) return -1;
-  rc = sqlite3_vtab_on_conflict(db);
-  if (rc == SQLITE_IGNORE || rc == SQLITE_REPLACE || rc == SQLITE_FAIL ||
-      !sqlite3_get_autocommit(db)) {
-    return -1;
-  }
-  rc = ckst_insert_later_int(p, sqlite3_value_int64(argv[2]), argv[2], &h);
-  if (rc < 0) return rc; /* not loaded: the general path loads it */
-  *pRowid = (sqlite3_int64)h;
-  return rc == SQLITE_OK ? rc : ckvt_err(pTab, rc);
+/* Names an item in the store's messages (ckst_namer). */
+static char *ckvt_name_value(void *pArg) {
+  return cksql_describe_value((sqlite3_value *)pArg);
 }
 
-/* xUpdate for every row but the bulk-load row (kept out of line, so that
-** the bulk-load row's call has a small frame). */
-static CUCKOO_NOINLINE int ckvt_update_row(ckvt_table *pTab, int argc,
-                                           sqlite3_value **argv,
-                                           sqlite3_int64 *pRowid,
-                                           int isInsert) {
-  int rc = ckst_ready(pTab->pStore, 0);
-  if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
-  if (argc == 1) {
-    int removed;
-    rc = ckst_remove(pTab->pStore, (uint64_t)sqlite3_value_int64(argv[0]),
-                     &removed);
-    return ckvt_err(pTab, rc);
+/* Is this row the command row, INSERT INTO t(t) VALUES(command)? */
+static int ckvt_has_command(const ckvt_table *pTab, int argc,
+                            sqlite3_value **argv) {
+  return pTab->bCmd && argc > 2 + CKVT_COL_CMD &&
+         sqlite3_value_type(argv[2 + CKVT_COL_CMD]) != SQLITE_NULL;
+}
+
+/* DELETE: one copy of the item whose hash is the rowid (rule 3). */
+static int ckvt_delete(ckvt_table *pTab, sqlite3_value *pRowid) {
+  int removed;
+  return ckvt_err(pTab,
+                  ckst_remove(pTab->pStore,
+                              (uint64_t)sqlite3_value_int64(pRowid), &removed));
+}
+
+/* INSERT (rule 3): a filter to import, or an item.  The bulk-load row,
+** INSERT INTO t(item) SELECT ... outside an explicit transaction with
+** ABORT or ROLLBACK conflict mode, is deferred (rule 8): a failure then
+** fails the whole statement, which is its own transaction, wherever it
+** is reported. */
+static int ckvt_insert(ckvt_table *pTab, sqlite3_value **argv,
+                       sqlite3_int64 *pRowid) {
+  ckstore *p = pTab->pStore;
+  uint64_t h;
+  ckst_namer nm;
+  int rc, eConflict, found;
+
+  rc = ckvt_check_readonly(pTab, argv, 1);
+  if (rc != SQLITE_OK) return rc;
+  if (sqlite3_value_type(argv[3]) != SQLITE_NULL) {
+    return ckvt_import(pTab, argv[2], argv[3]);
   }
-  if (pTab->bCmd && argc > 2 + CKVT_COL_CMD &&
-      sqlite3_value_type(argv[2 + CKVT_COL_CMD]) != SQLITE_NULL) {
-    if (isInsert) return ckvt_command(pTab, argv);
+  rc = cksql_item_hash(pTab->pHasher, argv[2], &h);
+  if (rc == SQLITE_DONE) return SQLITE_OK; /* NULL item: ignored */
+  if (rc != SQLITE_OK) return rc;
+  if (sqlite3_value_type(argv[1]) != SQLITE_NULL &&
+      sqlite3_value_int64(argv[1]) != (sqlite3_int64)h) {
+    return ckvt_errmsg(pTab, sqlite3_mprintf("%s: the rowid is the item's "
+                                             "hash and cannot be chosen",
+                                             ckst_label(p)));
+  }
+  *pRowid = (sqlite3_int64)h; /* rule 1 */
+  eConflict = sqlite3_vtab_on_conflict(pTab->db);
+  if (eConflict == SQLITE_IGNORE || eConflict == SQLITE_REPLACE) {
+    rc = ckst_contains(p, h, &found);
+    if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
+    if (found) return eConflict == SQLITE_IGNORE ? SQLITE_CONSTRAINT : rc;
+  } else if (eConflict != SQLITE_FAIL && sqlite3_get_autocommit(pTab->db)) {
+    return ckvt_err(pTab, ckst_insert_later(p, h, argv[2]));
+  }
+  nm.xName = ckvt_name_value;
+  nm.pArg = argv[2];
+  return ckvt_err(pTab, ckst_insert(p, h, &nm));
+}
+
+/* UPDATE: the old item out, the new one in (rule 3). */
+static CUCKOO_NOINLINE int ckvt_update(ckvt_table *pTab, int argc,
+                                       sqlite3_value **argv) {
+  ckstore *p = pTab->pStore;
+  uint64_t hOld = (uint64_t)sqlite3_value_int64(argv[0]), hNew;
+  ckst_namer nm;
+  int rc;
+  if (ckvt_has_command(pTab, argc, argv)) {
     return ckvt_errmsg(pTab, sqlite3_mprintf("%s: a command is given with "
                                              "INSERT INTO %s(%s) VALUES(...)",
-                                             ckst_label(pTab->pStore),
-                                             ckst_name(pTab->pStore),
-                                             ckst_name(pTab->pStore)));
+                                             ckst_label(p), ckst_name(p),
+                                             ckst_name(p)));
   }
-  rc = ckvt_check_readonly(pTab, argv, isInsert);
+  rc = ckvt_check_readonly(pTab, argv, 0);
   if (rc != SQLITE_OK) return rc;
-  if (isInsert) return ckvt_insert(pTab, argv, pRowid);
-  return ckvt_update(pTab, argv);
+  if (sqlite3_value_type(argv[3]) != SQLITE_NULL) {
+    return ckvt_errmsg(pTab, sqlite3_mprintf("%s: a filter can only be "
+                                             "imported with INSERT INTO "
+                                             "%s(filter) VALUES(...)",
+                                             ckst_label(p), ckst_name(p)));
+  }
+  if (sqlite3_value_int64(argv[1]) != (sqlite3_int64)hOld) {
+    return ckvt_errmsg(pTab, sqlite3_mprintf("%s: the rowid is the item's "
+                                             "hash and cannot be changed",
+                                             ckst_label(p)));
+  }
+  rc = cksql_item_hash(pTab->pHasher, argv[2], &hNew);
+  if (rc == SQLITE_DONE) {
+    return ckvt_errmsg(pTab, sqlite3_mprintf("%s: an item cannot be set to "
+                                             "NULL; DELETE it instead",
+                                             ckst_label(p)));
+  }
+  if (rc != SQLITE_OK || hNew == hOld) return rc;
+  nm.xName = ckvt_name_value;
+  nm.pArg = argv[2];
+  return ckvt_err(pTab, ckst_replace(p, hOld, hNew, &nm));
 }
 
+/* INSERT INTO t(t) VALUES(command): the only command is 'delete-all'. */
+static CUCKOO_NOINLINE int ckvt_command(ckvt_table *pTab,
+                                        sqlite3_value **argv) {
+  ckstore *p = pTab->pStore;
+  const char *z = (const char *)sqlite3_value_text(argv[2 + CKVT_COL_CMD]);
+  int i;
+  for (i = 0; i < CKVT_COL_CMD; i++) {
+    if (sqlite3_value_type(argv[2 + i]) != SQLITE_NULL) {
+      return ckvt_errmsg(pTab, sqlite3_mprintf("%s: a command is a row of "
+                                               "its own: give only the "
+                                               "column %s",
+                                               ckst_label(p), ckst_name(p)));
+    }
+  }
+  if (z == 0) return SQLITE_NOMEM;
+  if (strcmp(z, "delete-all") != 0) {
+    return ckvt_errmsg(pTab, sqlite3_mprintf("%s: unknown command '%s'; the "
+                                             "command is 'delete-all' (it "
+                                             "empties the table)",
+                                             ckst_label(p), z));
+  }
+  return ckvt_err(pTab, ckst_delete_all(p));
+}
+
+/*
+** xUpdate, dispatched by what the row does, as SQLite says it: DELETE
+** (one argument, the rowid), UPDATE (an old rowid), the command row, and
+** INSERT (rule 3).
+*/
 static int ckvtUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
                       sqlite3_int64 *pRowid) {
   ckvt_table *pTab = (ckvt_table *)pVtab;
-  int isInsert = argc > 1 && sqlite3_value_type(argv[0]) == SQLITE_NULL;
-  int rc;
-  if (isInsert && (rc = ckvt_insert_bulk(pTab, argc, argv, pRowid)) >= 0) {
-    return rc;
+  int rc = ckst_ready(pTab->pStore, 0);
+  if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
+  if (argc == 1) return ckvt_delete(pTab, argv[0]);
+  if (sqlite3_value_type(argv[0]) != SQLITE_NULL) {
+    return ckvt_update(pTab, argc, argv);
   }
-  return ckvt_update_row(pTab, argc, argv, pRowid, isInsert);
+  if (ckvt_has_command(pTab, argc, argv)) return ckvt_command(pTab, argv);
+  return ckvt_insert(pTab, argv, pRowid);
 }
 
 /* ---------------------------------------------------------------------
@@ -1032,184 +970,11 @@ static const sqlite3_module ckvtModule = {
 #endif
 };
 
-/* ---------------------------------------------------------------------
-** Companion functions
-*/
-
-static ckvt_table *ckvt_lookup_table(ckvt_global *g, const char *zDb,
-                                     const char *zName) {
-  ckvt_table *pTab;
-  for (pTab = g->pList; pTab; pTab = pTab->pNext) {
-    if (sqlite3_stricmp(ckst_schema(pTab->pStore), zDb) == 0 &&
-        sqlite3_stricmp(ckst_name(pTab->pStore), zName) == 0) {
-      return pTab;
-    }
-  }
-  return 0;
-}
-
-/*
-** The open table named by the nName arguments at argv (table, or schema
-** and table), connected if needed, ready and refreshed.  Returns 0 after
-** reporting an error (or a NULL result for a NULL name).
-*/
-static ckvt_table *ckvt_find(sqlite3_context *ctx, const char *zFunc, int nName,
-                             sqlite3_value **argv) {
-  ckvt_global *g = (ckvt_global *)sqlite3_user_data(ctx);
-  sqlite3 *db = sqlite3_context_db_handle(ctx);
-  const char *zDb = "main", *zName;
-  ckvt_table *pTab;
-  int i, rc;
-
-  for (i = 0; i < nName; i++) {
-    if (sqlite3_value_type(argv[i]) == SQLITE_NULL) return 0;
-  }
-  if (nName == 2) zDb = (const char *)sqlite3_value_text(argv[0]);
-  zName = (const char *)sqlite3_value_text(argv[nName - 1]);
-  if (zDb == 0 || zName == 0) {
-    cksql_result_error(ctx, SQLITE_NOMEM, 0);
-    return 0;
-  }
-  pTab = ckvt_lookup_table(g, zDb, zName);
-  if (pTab == 0) {
-    /* Preparing a statement on the table connects it. */
-    sqlite3_stmt *pStmt = 0;
-    char *zSql = sqlite3_mprintf("SELECT 0 FROM \"%w\".\"%w\"", zDb, zName);
-    if (zSql == 0) {
-      cksql_result_error(ctx, SQLITE_NOMEM, 0);
-      return 0;
-    }
-    rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, 0);
-    sqlite3_free(zSql);
-    sqlite3_finalize(pStmt);
-    if (rc == SQLITE_NOMEM) {
-      cksql_result_error(ctx, SQLITE_NOMEM, 0);
-      return 0;
-    }
-    if (rc != SQLITE_OK) {
-      cksql_result_error(
-          ctx, SQLITE_ERROR,
-          sqlite3_mprintf("%s: no such table: %s.%s", zFunc, zDb, zName));
-      return 0;
-    }
-    pTab = ckvt_lookup_table(g, zDb, zName);
-    if (pTab == 0) {
-      cksql_result_error(ctx, SQLITE_ERROR,
-                         sqlite3_mprintf("%s: %s.%s is not a cuckoo table",
-                                         zFunc, zDb, zName));
-      return 0;
-    }
-  }
-  return pTab;
-}
-
-/* Report a store error from a companion function. */
-static void ckvt_store_fail(sqlite3_context *ctx, ckvt_table *pTab, int rc) {
-  char *z = ckst_take_error(pTab->pStore);
-  if (z == 0 && rc != SQLITE_NOMEM)
-    z = sqlite3_mprintf("%s", sqlite3_errstr(rc));
-  cksql_result_error(ctx, rc, z);
-}
-
-/* cuckoo_check([schema,] table): 'ok' or the problems found. */
-static void ckvtCheckFunc(sqlite3_context *ctx, int argc,
-                          sqlite3_value **argv) {
-  ckvt_table *pTab = ckvt_find(ctx, "cuckoo_check", argc, argv);
-  char *zReport = 0;
-  int rc;
-  if (pTab == 0) return;
-  rc = ckst_check(pTab->pStore, &zReport);
-  if (rc != SQLITE_OK) {
-    ckvt_store_fail(ctx, pTab, rc);
-    return;
-  }
-  sqlite3_result_text(ctx, zReport, -1, sqlite3_free);
-}
-
-/* cuckoo_table_info([schema,] table): JSON. */
-static void ckvtInfoFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  ckvt_table *pTab = ckvt_find(ctx, "cuckoo_table_info", argc, argv);
-  char *zJson = 0;
-  int rc;
-  if (pTab == 0) return;
-  rc = ckst_ready(pTab->pStore, 1);
-  if (rc == SQLITE_OK) rc = ckst_info(pTab->pStore, &zJson);
-  if (rc != SQLITE_OK) {
-    ckvt_store_fail(ctx, pTab, rc);
-    return;
-  }
-  sqlite3_result_text(ctx, zJson, -1, sqlite3_free);
-}
-
-/* cuckoo_export(table), cuckoo_export(schema, table [, level]). */
-static void ckvtExportFunc(sqlite3_context *ctx, int argc,
-                           sqlite3_value **argv) {
-  int nName = argc > 2 ? 2 : argc;
-  ckvt_table *pTab = ckvt_find(ctx, "cuckoo_export", nName, argv);
-  ckstore *p;
-  sqlite3_int64 iLevel = 0, n = 0;
-  uint8_t *a = 0;
-  int rc;
-  if (pTab == 0) return;
-  p = pTab->pStore;
-  rc = ckst_ready(p, 1);
-  if (rc != SQLITE_OK) {
-    ckvt_store_fail(ctx, pTab, rc);
-    return;
-  }
-  if (argc == 3) {
-    if (sqlite3_value_type(argv[2]) == SQLITE_NULL) return;
-    iLevel = sqlite3_value_int64(argv[2]);
-    if (sqlite3_value_numeric_type(argv[2]) != SQLITE_INTEGER || iLevel < 0 ||
-        iLevel >= ckst_levels(p)) {
-      cksql_result_error(
-          ctx, SQLITE_ERROR,
-          sqlite3_mprintf("cuckoo_export: level must be an integer "
-                          "from 0 to %d (%s has %d level%s)",
-                          ckst_levels(p) - 1, ckst_label(p), ckst_levels(p),
-                          ckst_levels(p) == 1 ? "" : "s"));
-      return;
-    }
-  } else if (ckst_levels(p) > 1) {
-    cksql_result_error(
-        ctx, SQLITE_ERROR,
-        sqlite3_mprintf(
-            "cuckoo_export: %s has %d levels (it grew past its "
-            "capacity), and a filter BLOB holds one; export each "
-            "level with cuckoo_export('%q', '%q', N) for N = 0 to %d "
-            "(a lookup must probe them all), or re-create the table "
-            "with a capacity for all its items",
-            ckst_label(p), ckst_levels(p), ckst_schema(p), ckst_name(p),
-            ckst_levels(p) - 1));
-    return;
-  }
-  rc = ckst_export(p, (int)iLevel, &a, &n);
-  if (rc != SQLITE_OK) {
-    ckvt_store_fail(ctx, pTab, rc);
-    return;
-  }
-  sqlite3_result_blob64(ctx, a, (sqlite3_uint64)n, sqlite3_free);
-}
-
 static void ckvt_global_free(void *p) { sqlite3_free(p); }
 
 int cuckoo_register_vtab(sqlite3 *db) {
-  static const struct {
-    const char *zName;
-    int nArg;
-    void (*xFunc)(sqlite3_context *, int, sqlite3_value **);
-  } aFunc[] = {
-      {"cuckoo_check", 1, ckvtCheckFunc},
-      {"cuckoo_check", 2, ckvtCheckFunc},
-      {"cuckoo_table_info", 1, ckvtInfoFunc},
-      {"cuckoo_table_info", 2, ckvtInfoFunc},
-      {"cuckoo_export", 1, ckvtExportFunc},
-      {"cuckoo_export", 2, ckvtExportFunc},
-      {"cuckoo_export", 3, ckvtExportFunc},
-  };
   ckvt_global *g = sqlite3_malloc64(sizeof(*g));
   sqlite3_module *pMod;
-  size_t i;
   int rc;
   if (g == 0) return SQLITE_NOMEM;
   memset(g, 0, sizeof(*g));
@@ -1222,9 +987,6 @@ int cuckoo_register_vtab(sqlite3 *db) {
   }
   /* On failure sqlite3_create_module_v2() calls the destructor itself. */
   rc = sqlite3_create_module_v2(db, "cuckoo", pMod, g, ckvt_global_free);
-  for (i = 0; rc == SQLITE_OK && i < sizeof(aFunc) / sizeof(aFunc[0]); i++) {
-    rc = sqlite3_create_function(db, aFunc[i].zName, aFunc[i].nArg, SQLITE_UTF8,
-                                 g, aFunc[i].xFunc, 0, 0);
-  }
+  if (rc == SQLITE_OK) rc = ckvt_register_functions(db, g);
   return rc;
 }
