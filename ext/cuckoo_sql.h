@@ -58,9 +58,11 @@ CUCKOO_PRIVATE int cuckoo_register_vtab(sqlite3 *db);
 ** (cf_int_key), computed once by cksql_hasher_init().  cksql_item_hash()
 ** hashes v under it: SQLITE_OK with *pHash set, SQLITE_DONE for NULL (no
 ** hash), or SQLITE_NOMEM if converting TEXT to UTF-8 failed.  An INTEGER,
-** the common item, is hashed inline (two multiplications); every other
-** type in cksql_item_hash_other(), which is its out-of-line half (it
-** takes every type), not an entry point of its own.
+** the common item, is hashed inline (two multiplications) by
+** cksql_hash_int(), which a caller that has already read an INTEGER
+** value may call itself; every other type in cksql_item_hash_other(),
+** which is the out-of-line half (it takes every type), not an entry point
+** of its own.
 */
 typedef struct cksql_hasher {
   uint64_t seed;
@@ -75,10 +77,14 @@ static inline void cksql_hasher_init(cksql_hasher *h, uint64_t seed) {
 CUCKOO_PRIVATE int cksql_item_hash_other(sqlite3_value *v, uint64_t seed,
                                          uint64_t *pHash);
 
+static inline uint64_t cksql_hash_int(const cksql_hasher *h, sqlite3_int64 v) {
+  return cf_xxh3_8((uint64_t)v, h->key_int);
+}
+
 static inline int cksql_item_hash(const cksql_hasher *h, sqlite3_value *v,
                                   uint64_t *pHash) {
   if (sqlite3_value_type(v) == SQLITE_INTEGER) {
-    *pHash = cf_xxh3_8((uint64_t)sqlite3_value_int64(v), h->key_int);
+    *pHash = cksql_hash_int(h, sqlite3_value_int64(v));
     return SQLITE_OK;
   }
   return cksql_item_hash_other(v, h->seed, pHash);

@@ -171,7 +171,8 @@ CUCKOO_PRIVATE int ckst_replace(ckstore *p, uint64_t hOld, uint64_t hNew,
 
 /*
 ** Pending inserts, for bulk loads (cuckoo_store_defer.c): ckst_insert()
-** deferred.  ckst_insert_later() only records an INTEGER or REAL item's
+** deferred.  ckst_insert_later() hashes the item (cksql_item_hash under
+** the table's seed: *pHash) and only records an INTEGER or REAL item's
 ** hash and value (24 bytes; at most CKST_PEND_MAX
 ** of them per table; at the bound, if the array cannot grow, and for
 ** TEXT and BLOB items it is ckst_insert()); ckst_drain() places every
@@ -186,8 +187,10 @@ CUCKOO_PRIVATE int ckst_replace(ckstore *p, uint64_t hOld, uint64_t hNew,
 ** until ckst_discard().
 */
 #define CKST_PEND_MAX 65536
-CUCKOO_PRIVATE int ckst_insert_later(ckstore *p, uint64_t hash,
-                                     sqlite3_value *pItem);
+/* (-1, nothing done, if the store is not loaded or the item is NULL: the
+** caller takes its general path, which loads the store.) */
+CUCKOO_PRIVATE int ckst_insert_later(ckstore *p, sqlite3_value *pItem,
+                                     uint64_t *pHash);
 CUCKOO_PRIVATE int ckst_drain(ckstore *p);
 
 /* Transaction boundaries (rule 4): ckst_flush() writes the changes made in

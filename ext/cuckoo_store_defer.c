@@ -231,13 +231,27 @@ static int ckst_drain_pending(ckstore *p) {
   return rc;
 }
 
-int ckst_insert_later(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
-  int eType = sqlite3_value_type(pItem);
+int ckst_insert_later(ckstore *p, sqlite3_value *pItem, uint64_t *pHash) {
+  int eType, rc;
+  uint64_t hash;
+  sqlite3_int64 v = 0;
   ckst_pend *e;
-  assert(p->bLoaded);
+  if (!p->bLoaded) return -1;
   assert(p->defer.n <= p->defer.nAlloc && p->defer.nAlloc <= CKST_PEND_MAX);
-  if (eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) {
-    return ckst_insert_now(p, hash, pItem); /* kept short: placed now */
+  eType = sqlite3_value_type(pItem);
+  if (eType == SQLITE_INTEGER) {
+    /* the bulk load's item: read once, hashed inline */
+    v = sqlite3_value_int64(pItem);
+    *pHash = hash = cksql_hash_int(&p->hasher, v);
+  } else if (eType == SQLITE_NULL) {
+    return -1;
+  } else {
+    rc = cksql_item_hash(&p->hasher, pItem, &hash);
+    if (rc != SQLITE_OK) return rc;
+    *pHash = hash;
+    if (eType != SQLITE_FLOAT) {
+      return ckst_insert_now(p, hash, pItem); /* kept short: placed now */
+    }
   }
   if (p->defer.n == p->defer.nAlloc) {
     uint32_t nNew = p->defer.nAlloc ? 2 * p->defer.nAlloc : 256;
@@ -264,7 +278,7 @@ int ckst_insert_later(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
   e = &p->defer.aVal[p->defer.n++];
   e->eType = eType;
   if (eType == SQLITE_INTEGER) {
-    e->v.i = sqlite3_value_int64(pItem);
+    e->v.i = v;
   } else {
     e->v.r = sqlite3_value_double(pItem);
   }

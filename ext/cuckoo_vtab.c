@@ -745,24 +745,25 @@ static int ckvt_has_command(const ckvt_table *pTab, int argc,
 
 /* DELETE: one copy of the item whose hash is the rowid (rule 3). */
 static int ckvt_delete(ckvt_table *pTab, sqlite3_value *pRowid) {
-  int removed;
-  return ckvt_err(pTab,
-                  ckst_remove(pTab->pStore,
-                              (uint64_t)sqlite3_value_int64(pRowid), &removed));
+  int removed, rc = ckst_ready(pTab->pStore, 0);
+  if (rc == SQLITE_OK) {
+    rc = ckst_remove(pTab->pStore, (uint64_t)sqlite3_value_int64(pRowid),
+                     &removed);
+  }
+  return ckvt_err(pTab, rc);
 }
 
-/* INSERT (rule 3): a filter to import, or an item.  The bulk-load row,
-** INSERT INTO t(item) SELECT ... outside an explicit transaction with
-** ABORT or ROLLBACK conflict mode, is deferred (rule 8): a failure then
-** fails the whole statement, which is its own transaction, wherever it
-** is reported. */
-static int ckvt_insert(ckvt_table *pTab, sqlite3_value **argv,
-                       sqlite3_int64 *pRowid) {
+/* INSERT of a filter to import or of an item (rule 3), every row but the
+** bulk-load row of ckvt_insert(). */
+static CUCKOO_NOINLINE int
+ckvt_insert_row(ckvt_table *pTab, sqlite3_value **argv, sqlite3_int64 *pRowid) {
   ckstore *p = pTab->pStore;
   uint64_t h;
   ckst_namer nm;
   int rc, eConflict, found;
 
+  rc = ckst_ready(p, 0);
+  if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
   rc = ckvt_check_readonly(pTab, argv, 1);
   if (rc != SQLITE_OK) return rc;
   if (sqlite3_value_type(argv[3]) != SQLITE_NULL) {
@@ -784,11 +785,39 @@ static int ckvt_insert(ckvt_table *pTab, sqlite3_value **argv,
     if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
     if (found) return eConflict == SQLITE_IGNORE ? SQLITE_CONSTRAINT : rc;
   } else if (eConflict != SQLITE_FAIL && sqlite3_get_autocommit(pTab->db)) {
-    return ckvt_err(pTab, ckst_insert_later(p, h, argv[2]));
+    return ckvt_err(pTab, ckst_insert_later(p, argv[2], &h)); /* rule 8 */
   }
   nm.xName = ckvt_name_value;
   nm.pArg = argv[2];
   return ckvt_err(pTab, ckst_insert(p, h, &nm));
+}
+
+/* INSERT.  The bulk-load row first, with the fewest calls: INSERT INTO
+** t(item) SELECT ... outside an explicit transaction with ABORT or
+** ROLLBACK conflict mode, every column but item NULL, is deferred (rule
+** 8): a failure then fails the whole statement, which is its own
+** transaction, wherever it is reported.  The same checks and outcome as
+** ckvt_insert_row(), which takes every other row (and this one when the
+** store is not loaded yet, or the item is NULL). */
+static int ckvt_insert(ckvt_table *pTab, sqlite3_value **argv,
+                       sqlite3_int64 *pRowid) {
+  uint64_t h;
+  int i, rc;
+  for (i = 3; i <= 2 + CKVT_COL_COPIES; i++) {
+    if (sqlite3_value_type(argv[i]) != SQLITE_NULL) break;
+  }
+  if (i > 2 + CKVT_COL_COPIES && sqlite3_value_type(argv[1]) == SQLITE_NULL) {
+    rc = sqlite3_vtab_on_conflict(pTab->db);
+    if (rc != SQLITE_IGNORE && rc != SQLITE_REPLACE && rc != SQLITE_FAIL &&
+        sqlite3_get_autocommit(pTab->db)) {
+      rc = ckst_insert_later(pTab->pStore, argv[2], &h);
+      if (rc >= 0) {
+        if (rc == SQLITE_OK) *pRowid = (sqlite3_int64)h; /* rule 1 */
+        return ckvt_err(pTab, rc);
+      }
+    }
+  }
+  return ckvt_insert_row(pTab, argv, pRowid);
 }
 
 /* UPDATE: the old item out, the new one in (rule 3). */
@@ -797,7 +826,8 @@ static CUCKOO_NOINLINE int ckvt_update(ckvt_table *pTab, int argc,
   ckstore *p = pTab->pStore;
   uint64_t hOld = (uint64_t)sqlite3_value_int64(argv[0]), hNew;
   ckst_namer nm;
-  int rc;
+  int rc = ckst_ready(p, 0);
+  if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
   if (ckvt_has_command(pTab, argc, argv)) {
     return ckvt_errmsg(pTab, sqlite3_mprintf("%s: a command is given with "
                                              "INSERT INTO %s(%s) VALUES(...)",
@@ -833,8 +863,10 @@ static CUCKOO_NOINLINE int ckvt_update(ckvt_table *pTab, int argc,
 static CUCKOO_NOINLINE int ckvt_command(ckvt_table *pTab,
                                         sqlite3_value **argv) {
   ckstore *p = pTab->pStore;
-  const char *z = (const char *)sqlite3_value_text(argv[2 + CKVT_COL_CMD]);
-  int i;
+  const char *z;
+  int i, rc = ckst_ready(p, 0);
+  if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
+  z = (const char *)sqlite3_value_text(argv[2 + CKVT_COL_CMD]);
   for (i = 0; i < CKVT_COL_CMD; i++) {
     if (sqlite3_value_type(argv[2 + i]) != SQLITE_NULL) {
       return ckvt_errmsg(pTab, sqlite3_mprintf("%s: a command is a row of "
@@ -856,13 +888,11 @@ static CUCKOO_NOINLINE int ckvt_command(ckvt_table *pTab,
 /*
 ** xUpdate, dispatched by what the row does, as SQLite says it: DELETE
 ** (one argument, the rowid), UPDATE (an old rowid), the command row, and
-** INSERT (rule 3).
+** INSERT (rule 3).  Each branch makes the store ready (ckst_ready).
 */
 static int ckvtUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
                       sqlite3_int64 *pRowid) {
   ckvt_table *pTab = (ckvt_table *)pVtab;
-  int rc = ckst_ready(pTab->pStore, 0);
-  if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
   if (argc == 1) return ckvt_delete(pTab, argv[0]);
   if (sqlite3_value_type(argv[0]) != SQLITE_NULL) {
     return ckvt_update(pTab, argc, argv);
