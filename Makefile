@@ -116,7 +116,8 @@ TEST_PARTS := \
   test-python \
   test-node \
   test-clients \
-  test-windows
+  test-windows \
+  test-wasm
 TEST_PARTS_LISTED := $(TEST_PARTS)
 
 # Targets of their own (benchmarks, formatting, install and release,

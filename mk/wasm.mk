@@ -54,10 +54,10 @@ wasm_exports = -sEXPORTED_FUNCTIONS=[$(subst $() ,$(wasm_comma),$(foreach f,$(1)
 
 .PHONY: wasm wasm-deps test-wasm bench-wasm
 
-TEST_PARTS += "$(MAKE) --no-print-directory test-wasm"
-
+## wasm: bindings/wasm's two modules, SQLite with cuckoo and the filter alone (emscripten)
 wasm: bindings/wasm/cuckoo-sqlite.wasm bindings/wasm/cuckoo-filter.wasm
 
+## wasm-deps: the Debian packages of make wasm (emscripten)
 wasm-deps:
 	@sh tests/deps.sh $(WASM_PKGS)
 
@@ -69,7 +69,15 @@ $(WASM_DIR)/inc/xxhash.h: | wasm-deps
 $(WASM_DIR)/sqlite-src/sqlite3.c: tests/compat/versions
 	sh tests/compat/build.sh --src $(WASM_SQLITE) $(WASM_DIR)/sqlite-src
 
-$(WASM_DIR)/sqlite3.o: $(WASM_DIR)/sqlite-src/sqlite3.c mk/wasm.mk | wasm-deps
+# SQLite's object is compiled again only when its source or its flags
+# change (the flags are kept in sqlite-flags, rewritten when they differ).
+$(WASM_DIR)/sqlite-flags: wasm_always
+	@mkdir -p $(WASM_DIR)
+	@echo '$(WASM_SQLITE) -O2 $(WASM_SQLITE_DEFS)' | cmp -s - $@ || \
+	  echo '$(WASM_SQLITE) -O2 $(WASM_SQLITE_DEFS)' > $@
+wasm_always:
+
+$(WASM_DIR)/sqlite3.o: $(WASM_DIR)/sqlite-src/sqlite3.c $(WASM_DIR)/sqlite-flags | wasm-deps
 	$(EMCC) -O2 -c $(WASM_SQLITE_DEFS) -o $@ $<
 
 bindings/wasm/cuckoo-sqlite.wasm: $(WASM_DIR)/sqlite3.o $(EXTSRC) $(EXTHDR) \
@@ -85,11 +93,13 @@ bindings/wasm/cuckoo-filter.wasm: $(CORESRC) $(EXTHDR) bindings/wasm/src/filter.
 	$(EMCC) -O2 $(WASM_LDFLAGS) -Iext -I$(WASM_DIR)/inc -o $@ \
 	  bindings/wasm/src/filter.c $(CORESRC)
 
+## test-wasm: both modules against ./cuckoo.so, byte for byte, in Node and headless Chromium
 test-wasm: wasm cuckoo.so
-	@sh tests/deps.sh $(WASM_PKGS) chromium python3
+	@sh tests/deps.sh $(WASM_PKGS) chromium python3 sqlite3
 	@command -v npm >/dev/null || sh tests/deps.sh npm
 	sh tests/wasm/run.sh
 
-bench-wasm: wasm
+## bench-wasm: lookups in headless Chromium against native (docs/benchmarks.md)
+bench-wasm: wasm cuckoo.so
 	@sh tests/deps.sh $(WASM_PKGS) chromium gcc
-	sh tests/wasm/bench.sh
+	CORESRC="$(CORESRC)" sh tests/wasm/bench.sh

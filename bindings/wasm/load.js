@@ -60,14 +60,53 @@ export class Heap {
 export const utf8 = new TextDecoder('utf-8');
 export const utf8enc = new TextEncoder();
 
+// The WASI functions a module may import: the C library's stdio and exit,
+// reached only by a failed assert() (the extension keeps its asserts, as
+// the native build does): its message goes to console.error, and exit
+// throws, so the failure reaches the caller as an Error.  Any other WASI
+// function answers ENOSYS.
+function wasi(heap) {
+  const ENOSYS = 52;
+  let line = '';
+  return {
+    fd_write(fd, iovs, n, nwritten) {
+      const dv = heap.dv;
+      let total = 0;
+      for (let i = 0; i < n; i++) {
+        const p = dv.getUint32(iovs + 8 * i, true);
+        const len = dv.getUint32(iovs + 8 * i + 4, true);
+        line += utf8.decode(heap.u8.subarray(p, p + len));
+        total += len;
+      }
+      const lines = line.split('\n');
+      line = lines.pop();
+      for (const l of lines) console.error(l);
+      dv.setUint32(nwritten, total, true);
+      return 0;
+    },
+    proc_exit(code) {
+      throw new Error(`sqlite-cuckoo-wasm: the module stopped (exit ${code}): ${line}`);
+    },
+    fallback: () => ENOSYS,
+  };
+}
+
 // Instantiates file `name` (beside this module) with the `env` imports
 // and `heap`; returns the exports, constructors run (_initialize).
 export async function instantiate(name, env, heap) {
   const url = new URL(name, import.meta.url);
+  const module = await WebAssembly.compile(await wasmBytes(url));
+  const w = wasi(heap);
   const imports = {
     env: { ...env, emscripten_notify_memory_growth: () => heap.grown() },
+    wasi_snapshot_preview1: {},
   };
-  const { instance } = await WebAssembly.instantiate(await wasmBytes(url), imports);
+  for (const imp of WebAssembly.Module.imports(module)) {
+    if (imp.module === 'wasi_snapshot_preview1' && imp.kind === 'function') {
+      imports.wasi_snapshot_preview1[imp.name] = w[imp.name] || w.fallback;
+    }
+  }
+  const instance = await WebAssembly.instantiate(module, imports);
   const x = instance.exports;
   heap.memory = x.memory;
   x._initialize();
