@@ -40,10 +40,17 @@ SQL
 ls seed-blob | wc -l
 
 # seed-shadow/: inputs of shadow_fuzz.c (byte 0 picks the template
-# database; then mutation records, 0xff ends them): each template
-# untouched, and one input per kind of mutation.
+# database; then mutation records, 0xff ends them; then a program of
+# operations, see the file's header): each template untouched, and one
+# input per kind of mutation, each followed by $all, the program that runs
+# every operation in the order the first version of the target ran them
+# all on every input (ten reads; BEGIN, four inserts, a bulk insert;
+# SAVEPOINT, INSERT OR IGNORE, DELETE, UPDATE, RELEASE; a check;
+# SAVEPOINT, delete-all, RELEASE; ROLLBACK; a rename), and a few short
+# programs (writes in autocommit mode, nested savepoints).
+all='\000\000\000\000\001\000\000\002\000\000\003\000\000\004\000\000\005\000\000\006\000\000\007\000\000\010\000\000\011\000\003\001\000\001\000\001\000\001\000\002\000\004\005\000\006\000\007\000\000\011\013\004\014\000\011\015\000\016'
 mkdir -p seed-shadow
-s() { printf "$2" > "seed-shadow/$1"; }
+s() { printf "$2$all" > "seed-shadow/$1"; }
 s tpl0-levels        '\000\377'
 s tpl1-semisort      '\001\377'
 s tpl2-full-b2       '\002\377'
@@ -59,6 +66,14 @@ s block-deleted      '\001\001\010\002\000\001\377'
 s block-extra        '\000\001\011\206\040\377'
 s block-copied       '\002\001\012\000\003\377'
 s table-dropped      '\000\001\013\000\002\377'
+# short programs: a bulk insert, an insert and a delete-all in autocommit
+# mode, then a check; nested savepoints rolled back to and released
+# around inserts and an import, then COMMIT
+all=''
+s prog-autocommit    '\000\377\002\000\001\007\014\000\013'
+s prog-savepoints    '\003\377\003\004\001\011\004\002\004\010\012\011\010\011\015\001\013'
 ls seed-shadow | wc -l
-# (regress-*: inputs that found defects, kept as they were found; this
-# script leaves them alone)
+# (regress-*: inputs that found defects, kept as they were found, and
+# converted when the input format changed: the same mutations, then the
+# program that runs what the first version ran after them; this script
+# leaves them alone)

@@ -6,18 +6,33 @@
 **
 ** Each input picks one of a few template databases (a table t with its
 ** shadow tables t_config, t_levels, t_blocks: one or several levels,
-** plain or semi-sorted, bucket sizes 2, 4 and 8, growth on and off), loads
-** it into a fresh in-memory connection (sqlite3_deserialize) and applies
-** the mutations the rest of the input describes, with SQL on the shadow
-** tables: config values replaced by integers, reals, text, BLOBs or NULL,
-** config rows deleted or added; any cell of a levels row replaced, rows
-** deleted or added; block contents overwritten in place, blocks
-** truncated, extended, retyped, deleted, renumbered or added; a shadow
-** table dropped.  Then it uses the table: cuckoo_check(), lookups (= and
-** IN), cuckoo_table_info(), cuckoo_export() of levels 0..3, and, in a
-** transaction with a savepoint, INSERT, INSERT OR IGNORE, DELETE, UPDATE
-** (a bulk insert that grows the table too) and an import, a second
-** cuckoo_check(), COMMIT or ROLLBACK, and last a rename and DROP TABLE.
+** plain or semi-sorted, bucket sizes 2, 4 and 8, growth on and off),
+** built once per process and loaded into a fresh in-memory connection
+** (sqlite3_deserialize), and applies the mutations the input describes,
+** with SQL on the shadow tables: config values replaced by integers,
+** reals, text, BLOBs or NULL, config rows deleted or added; any cell of a
+** levels row replaced, rows deleted or added; block contents overwritten
+** in place, blocks truncated, extended, retyped, deleted, renumbered or
+** added; a shadow table dropped.  After a first cuckoo_check(), the rest
+** of the input is a program of operations on the table, in any order and
+** in or out of transactions and nested savepoints: lookups (= and IN),
+** joins, scans, cuckoo_table_info(), cuckoo_export() of levels 0..3,
+** INSERT (one item, or a bulk insert that grows the table), INSERT OR
+** IGNORE, DELETE, UPDATE, an import, 'delete-all' or DELETE FROM,
+** cuckoo_check(), BEGIN, SAVEPOINT, ROLLBACK TO, RELEASE, COMMIT or
+** ROLLBACK, and a rename.  Last, any open transaction is closed, the table
+** checked again, renamed if the program asked, and dropped.
+**
+** Input format (byte 0 and the mutations are those of the first version;
+** tests/fuzz/make_seeds.sh writes inputs):
+**
+**   template byte | mutation records (a byte other than 0xff, then the
+**   record; at most 12; 0xff ends them) | operations: an opcode byte (the
+**   OP_* below, modulo N_OP) and its argument bytes, at most 32
+**
+** A program runs a handful of statements where the first version ran the
+** same fixed list of about forty on every input; the fuzzer composes the
+** list (tests/fuzz/seed-shadow/ holds inputs that run all of it).
 **
 ** Besides "no crash, no out-of-bounds access, no leak, no oversized
 ** allocation" (ASan, UBSan, LeakSanitizer, libFuzzer's malloc limit), the
@@ -46,8 +61,17 @@
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 
 /* The in-memory database's largest size (SQLITE_FCNTL_SIZE_LIMIT): a
-** template with its writes needs well under 1 MB. */
-#define DB_SIZE_LIMIT (32 << 20)
+** template with a program's writes needs well under 1 MB, and a crafted
+** capacity's level reaches the limit (SQLITE_FULL) after at most 1 MB of
+** 64-byte block rows (about 0.1 s under ASan, where 32 MB took seconds). */
+#define DB_SIZE_LIMIT (1 << 20)
+
+/* ASan keeps freed memory in quarantine to catch a use after free; one
+** input allocates and frees a few MB (SQLite's parser and schema loads
+** mostly), so a 32 MB quarantine still covers several inputs, where the
+** default 256 MB made every input touch fresh pages (3x slower). */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "quarantine_size_mb=32"; }
 
 #define FUZZ_ASSERT(x)                                                         \
   do {                                                                         \
@@ -330,6 +354,7 @@ typedef struct run {
   int bSound; /* the first cuckoo_check() said 'ok' */
   int nCorrupt;
   int bFull; /* a write reached the database's size limit */
+  int nBulk; /* bulk inserts so far: each inserts items of its own */
 } run;
 
 /* Check the error of a failed statement (rule 1, 2). */
@@ -431,26 +456,146 @@ static int check_table(run *p) {
   return r;
 }
 
+/* Reads: each reads the item bound to ?1 (if it has one). */
+static const char *azRead[] = {
+    "SELECT count(*) FROM t WHERE item = ?1",
+    "SELECT count(*) FROM t WHERE item IN (1, 2, 7, 'k1', 'x3', 2.5, ?1)",
+    "SELECT length(cuckoo_table_info('t'))",
+    "SELECT length(cuckoo_export('t'))",
+    "SELECT length(cuckoo_export('main', 't', ?1 % 4))",
+    ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE "
+     "i<200) SELECT count(*) FROM n JOIN t ON t.item = n.i"),
+    "SELECT count(*) FROM t",
+    "SELECT count(*), sum(copies), count(DISTINCT rowid) FROM t",
+    "SELECT max(rowid) FROM t WHERE fingerprint % 3 = ?1 % 3",
+    "SELECT level, bucket, fingerprint, copies FROM t WHERE item = ?1",
+};
+#define N_READ (int)(sizeof(azRead) / sizeof(azRead[0]))
+
+/* Operations of the program (opcode byte modulo N_OP), with the argument
+** bytes each reads after its opcode. */
+enum {
+  OP_READ,        /* read k (byte % N_READ), item (int) */
+  OP_INSERT,      /* item (int); found right after, if the table is sound */
+  OP_BULK,        /* 100 + byte new items: enough to grow a level */
+  OP_BEGIN,       /* (if no transaction is open) */
+  OP_SAVEPOINT,   /* (at most 3 open) */
+  OP_IGNORE,      /* item (int): INSERT OR IGNORE */
+  OP_DELETE,      /* item (byte % 200) */
+  OP_UPDATE,      /* item (byte % 200), new item (int) */
+  OP_ROLLBACK_TO, /* the innermost savepoint (if any) */
+  OP_RELEASE,     /* the innermost savepoint (if any) */
+  OP_IMPORT,      /* level 0 exported and appended as a new level */
+  OP_CHECK,       /* cuckoo_check(): 'ok' if the table is sound */
+  OP_EMPTY,       /* byte & 1: DELETE FROM t, else 'delete-all' */
+  OP_END,    /* byte & 1: COMMIT, else ROLLBACK (if a transaction is open) */
+  OP_RENAME, /* rename before the final DROP TABLE */
+  N_OP
+};
+#define MAX_OPS 32
+
+/* One operation of the program; returns 1 for OP_RENAME. */
+static int run_op(run *p, unsigned op, reader *rd, int *pnSave) {
+  static const char *azSave[] = {"SAVEPOINT s0", "SAVEPOINT s1",
+                                 "SAVEPOINT s2"};
+  static const char *azRollbackTo[] = {"ROLLBACK TO s0", "ROLLBACK TO s1",
+                                       "ROLLBACK TO s2"};
+  static const char *azRelease[] = {"RELEASE s0", "RELEASE s1", "RELEASE s2"};
+  int64_t aInt[2];
+  int k;
+  switch (op) {
+  case OP_READ:
+    k = (int)(rd_byte(rd) % N_READ);
+    aInt[0] = rd_int(rd);
+    use(p, azRead[k], aInt, 1);
+    break;
+  case OP_INSERT:
+    aInt[0] = rd_int(rd);
+    if (use(p, "INSERT INTO t VALUES (?1)", aInt, 1) == 0 && p->bSound) {
+      FUZZ_ASSERT(use(p, "SELECT count(*) FROM t WHERE item = ?1", aInt, 1) ==
+                  1);
+    }
+    break;
+  case OP_BULK:
+    /* items 'bulk<n>.<i>': the same items again would pile up copies,
+    ** which costs ten times more per bulk insert and OP_INSERT covers */
+    aInt[0] = rd_byte(rd) + 100;
+    aInt[1] = p->nBulk++;
+    if (use(p,
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n "
+            "WHERE i < ?1) INSERT INTO t SELECT 'bulk' || ?2 || '.' || i "
+            "FROM n",
+            aInt, 2) == 0 &&
+        p->bSound) {
+      FUZZ_ASSERT(use(p,
+                      "SELECT count(*) FROM t WHERE item = 'bulk' || ?2 || "
+                      "'.' || ?1",
+                      aInt, 2) == 1);
+    }
+    break;
+  case OP_BEGIN:
+    if (sqlite3_get_autocommit(p->db)) use(p, "BEGIN", 0, 0);
+    break;
+  case OP_SAVEPOINT:
+    if (*pnSave < 3 && use(p, azSave[*pnSave], 0, 0) == 0) (*pnSave)++;
+    break;
+  case OP_IGNORE:
+    aInt[0] = rd_int(rd);
+    use(p, "INSERT OR IGNORE INTO t VALUES (?1)", aInt, 1);
+    break;
+  case OP_DELETE:
+    aInt[0] = rd_byte(rd) % 200;
+    use(p, "DELETE FROM t WHERE item = ?1", aInt, 1);
+    break;
+  case OP_UPDATE:
+    aInt[0] = rd_byte(rd) % 200;
+    aInt[1] = rd_int(rd);
+    use(p, "UPDATE t SET item = ?2 WHERE item = ?1", aInt, 2);
+    break;
+  case OP_ROLLBACK_TO:
+    if (*pnSave > 0) use(p, azRollbackTo[*pnSave - 1], 0, 0);
+    break;
+  case OP_RELEASE:
+    if (*pnSave > 0 && use(p, azRelease[*pnSave - 1], 0, 0) == 0) (*pnSave)--;
+    break;
+  case OP_IMPORT:
+    use(p, "INSERT INTO t(filter) SELECT cuckoo_export('main', 't', 0)", 0, 0);
+    break;
+  case OP_CHECK:
+    k = check_table(p);
+    if (p->bSound) FUZZ_ASSERT(k == 1);
+    break;
+  case OP_EMPTY:
+    if (use(p,
+            rd_byte(rd) & 1 ? "DELETE FROM t"
+                            : "INSERT INTO t(t) VALUES('delete-all')",
+            0, 0) == 0 &&
+        p->bSound) {
+      FUZZ_ASSERT(use(p, "SELECT count(*) FROM t", 0, 0) == 0);
+      FUZZ_ASSERT(check_table(p) == 1);
+    }
+    break;
+  case OP_END:
+    k = rd_byte(rd) & 1;
+    if (!sqlite3_get_autocommit(p->db)) {
+      use(p, k ? "COMMIT" : "ROLLBACK", 0, 0);
+      sqlite3_exec(p->db, "ROLLBACK", 0, 0, 0); /* if COMMIT failed */
+    }
+    break;
+  default: /* OP_RENAME */ return 1;
+  }
+  /* A failed write may have rolled the whole transaction back
+  ** (SQLITE_FULL), and COMMIT and ROLLBACK end every savepoint. */
+  if (sqlite3_get_autocommit(p->db)) *pnSave = 0;
+  return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static const char *azRead[] = {
-      "SELECT count(*) FROM t WHERE item = ?1",
-      "SELECT count(*) FROM t WHERE item IN (1, 2, 7, 'k1', 'x3', 2.5, ?1)",
-      "SELECT length(cuckoo_table_info('t'))",
-      "SELECT length(cuckoo_export('t'))",
-      "SELECT length(cuckoo_export('main', 't', ?1 % 4))",
-      ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE "
-       "i<200) SELECT count(*) FROM n JOIN t ON t.item = n.i"),
-      "SELECT count(*) FROM t",
-      "SELECT count(*), sum(copies), count(DISTINCT rowid) FROM t",
-      "SELECT max(rowid) FROM t WHERE fingerprint % 3 = ?1 % 3",
-      "SELECT level, bucket, fingerprint, copies FROM t WHERE item = ?1",
-  };
   run R;
   reader rd;
   unsigned char *img;
-  int iTpl, k, nMut = 0, nAfter;
+  int iTpl, nMut = 0, nOp = 0, nSave = 0, bRename = 0;
   const char *zDrop;
-  int64_t aInt[2];
 
   if (aImage[0] == 0) build_templates();
   if (size > 4096) return 0;
@@ -484,67 +629,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     nMut++;
   }
 
-  /* Reads, with the first check deciding whether the table is sound. */
+  /* The first check decides whether the table is sound. */
   R.bSound = check_table(&R) == 1;
-  for (k = 0; k < (int)(sizeof(azRead) / sizeof(azRead[0])); k++) {
-    aInt[0] = rd_int(&rd);
-    use(&R, azRead[k], aInt, 1);
+  while (rd_more(&rd) && nOp < MAX_OPS) {
+    bRename |= run_op(&R, rd_byte(&rd) % N_OP, &rd, &nSave);
+    nOp++;
   }
-
-  /* Writes in a transaction with a savepoint. */
-  use(&R, "BEGIN", 0, 0);
-  for (k = 0; k < 4; k++) {
-    aInt[0] = rd_int(&rd);
-    if (use(&R, "INSERT INTO t VALUES (?1)", aInt, 1) == 0 && R.bSound) {
-      FUZZ_ASSERT(use(&R, "SELECT count(*) FROM t WHERE item = ?1", aInt, 1) ==
-                  1);
-    }
+  if (!sqlite3_get_autocommit(R.db)) {
+    use(&R, "ROLLBACK", 0, 0);
   }
-  /* enough items to grow any template by a level */
-  aInt[0] = rd_byte(&rd) + 100;
-  if (use(&R,
-          "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n "
-          "WHERE i < ?1) INSERT INTO t SELECT 'bulk' || i FROM n",
-          aInt, 1) == 0 &&
-      R.bSound) {
-    FUZZ_ASSERT(use(&R, "SELECT count(*) FROM t WHERE item = 'bulk' || ?1",
-                    aInt, 1) == 1);
-  }
-  use(&R, "SAVEPOINT s", 0, 0);
-  aInt[0] = rd_int(&rd);
-  use(&R, "INSERT OR IGNORE INTO t VALUES (?1)", aInt, 1);
-  aInt[0] = rd_byte(&rd) % 200;
-  use(&R, "DELETE FROM t WHERE item = ?1", aInt, 1);
-  aInt[1] = rd_int(&rd);
-  use(&R, "UPDATE t SET item = ?2 WHERE item = ?1", aInt, 2);
-  if (rd_byte(&rd) & 1) use(&R, "ROLLBACK TO s", 0, 0);
-  use(&R, "RELEASE s", 0, 0);
-  if (rd_byte(&rd) & 1) {
-    /* level 0 appended again as a new level (a union) */
-    use(&R, "INSERT INTO t(filter) SELECT cuckoo_export('main', 't', 0)", 0, 0);
-  }
-  nAfter = check_table(&R);
-  if (R.bSound) FUZZ_ASSERT(nAfter == 1);
-  /* Emptying: by a scan's rowids, or by the command, in a savepoint. */
-  k = rd_byte(&rd) % 4;
-  if (k < 2) {
-    use(&R, "SAVEPOINT e", 0, 0);
-    if (use(&R, k ? "DELETE FROM t" : "INSERT INTO t(t) VALUES('delete-all')",
-            0, 0) == 0 &&
-        R.bSound) {
-      FUZZ_ASSERT(use(&R, "SELECT count(*) FROM t", 0, 0) == 0);
-      FUZZ_ASSERT(check_table(&R) == 1);
-    }
-    if (rd_byte(&rd) & 1) use(&R, "ROLLBACK TO e", 0, 0);
-    use(&R, "RELEASE e", 0, 0);
-  }
-  use(&R, rd_byte(&rd) & 1 ? "COMMIT" : "ROLLBACK", 0, 0);
-  sqlite3_exec(R.db, "ROLLBACK", 0, 0, 0); /* if COMMIT failed */
   if (R.bSound) FUZZ_ASSERT(check_table(&R) == 1);
 
   /* A damaged table can always be renamed (unless a shadow table is
   ** missing) and dropped. */
-  zDrop = sqlite3_exec(R.db, "ALTER TABLE t RENAME TO t2", 0, 0, 0) == SQLITE_OK
+  zDrop = bRename && sqlite3_exec(R.db, "ALTER TABLE t RENAME TO t2", 0, 0,
+                                  0) == SQLITE_OK
               ? "DROP TABLE t2"
               : "DROP TABLE t";
   if (sqlite3_exec(R.db, zDrop, 0, 0, 0) != SQLITE_OK) {
