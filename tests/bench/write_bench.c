@@ -1,10 +1,10 @@
 /*
 ** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
 **
-** write_bench.c: the write shapes of issue 25, each through the loadable
+** write_bench.c: the write shapes applications use, each through the loadable
 ** extension (./cuckoo.so, or $CUCKOO_EXT, loaded with
 ** sqlite3_load_extension() as users load it), each printed next to its
-** alternative measured in this run, as a ratio with the issue's target:
+** alternative measured in this run, as a ratio with its target:
 **
 **   1. 3*10^6 ascending integers, BEGIN; INSERT INTO seen(item) SELECT x
 **      FROM src; COMMIT, into a cuckoo table sized for them against the
@@ -113,7 +113,7 @@ int main(void) {
   static const char *azJournal[] = {"DELETE", "WAL"};
 
   if (getenv("CUCKOO_EXT")) zExt = getenv("CUCKOO_EXT");
-  printf("write_bench: issue 25's write shapes through %s, SQLite %s, "
+  printf("write_bench: the write shapes through %s, SQLite %s, "
          "default page cache, median of 3 (BENCH_SCALE=%d)\n\n",
          zExt, sqlite3_libversion(), scale);
   printf("| %-66s | %10s | %10s | %7s | %-8s | met |\n", "shape", "cuckoo",

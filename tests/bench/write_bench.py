@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
 #
-# write_bench.py: the last write shape of issue 25 (the others are in
+# write_bench.py: the last of the write shapes (the others are in
 # write_bench.c): executemany() of 3*10^5 integers with Python's sqlite3
 # module in its default transaction handling (it opens a transaction
 # before the first INSERT; commit() ends it), into a cuckoo table sized
