@@ -4,7 +4,7 @@
 #
 #   CORESRC="ext/..." sh tests/wasm/bench.sh [SIZES] [ROUNDS]
 #
-# SIZES (default "10000 1000000"): filters for n integers, error rate
+# SIZES (default "10000 100000"): filters for n integers, error rate
 # 0.001, holding 0 .. n-1, probed with 0 .. 2n-1 (half present); each
 # figure the median of ROUNDS (default 5) rounds:
 #   loop  the core's lookup in a C loop: tests/wasm/bench_native.c (gcc
@@ -17,7 +17,7 @@
 # Prints a Markdown table with the ratio Chromium / native.
 set -eu
 unset NODE_PATH
-sizes=${1:-10000 1000000}
+sizes=${1:-10000 100000}
 rounds=${2:-5}
 root=$(pwd)
 work=$root/build/wasm-bench
