@@ -7,7 +7,9 @@
 #                     `.load cuckoo` works without a path
 #   make uninstall    removes exactly those files (same variables)
 #   make dist         cuckoo-VERSION.tar.gz: the one-file amalgamation
-#                     cuckoo.c with cuckoo.h, README, LICENSE and the demo
+#                     cuckoo.c with cuckoo.h, README, LICENSE, the demo and
+#                     cuckoo.dll, the Windows build (mk/windows.mk; installs
+#                     Debian's mingw-w64 cross compiler)
 #   make test-install a staged install (DESTDIR) checked file by file, then
 #                     a real one: bare-name loading in the sqlite3 shell,
 #                     Python and Node, a program built with pkg-config, then
@@ -59,20 +61,23 @@ uninstall:
 	-rmdir $(DESTDIR)$(PKGCONFIGDIR) 2>/dev/null || true
 
 ## dist: cuckoo-VERSION.tar.gz, the one-file amalgamation and its README
-dist: $(DISTNAME).tar.gz
+dist: windows-deps
+	@$(MAKE) --no-print-directory $(DISTNAME).tar.gz
 
 $(DISTNAME).tar.gz: $(EXTSRC) $(EXTHDR) dist/amalgamate.sh dist/README.md \
+                    build/windows/cuckoo.dll \
                     LICENSE sql/demo.sql
 	@rm -rf build/dist && mkdir -p build/dist/$(DISTNAME)
 	sh dist/amalgamate.sh > build/dist/$(DISTNAME)/cuckoo.c
-	cp ext/cuckoo.h LICENSE sql/demo.sql build/dist/$(DISTNAME)/
+	cp ext/cuckoo.h LICENSE sql/demo.sql build/windows/cuckoo.dll build/dist/$(DISTNAME)/
 	sed 's|@VERSION@|$(VERSION)|g' dist/README.md > build/dist/$(DISTNAME)/README.md
 	tar -C build/dist --owner=0 --group=0 --numeric-owner --sort=name \
 	  -czf $@ $(DISTNAME)
 	@echo "wrote $@"
 
 ## test-dist: the tarball unpacked and built as its README says, checked
-test-dist: build-deps cuckoo.so $(DISTNAME).tar.gz
+test-dist: build-deps windows-deps cuckoo.so
+	@$(MAKE) --no-print-directory $(DISTNAME).tar.gz
 	sh tests/dist_test.sh $(DISTNAME).tar.gz ./cuckoo.so
 
 ## test-install: a staged install, then a real one loaded by bare name, then uninstall

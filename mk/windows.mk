@@ -2,22 +2,24 @@
 # mingw-w64 and tested under wine (docs/install.md#windows).
 #
 #   make windows       build/windows/cuckoo.dll, from the amalgamation of
-#                      make dist (dist/amalgamate.sh), and
+#                      make dist (dist/amalgamate.sh) and Debian's SQLite
+#                      headers, as cuckoo.so (make dist ships it), and
 #                      build/windows/sqlite3.exe, the shell of SQLite
 #                      WIN_SQLITE (shell.c and sqlite3.c from npm packages,
 #                      unpacked by tests/compat/build.sh --src)
 #   make test-windows  tests/windows/run.sh under wine64: the demo, every
 #                      filter BLOB compared with Linux's, database files
 #                      written on each system and read and changed on the
-#                      other, malformed input, the core's BLOB files and
-#                      core_test (part of make test)
+#                      other, malformed input, the Windows snippets of
+#                      docs/install.md with the release tarball, the core's
+#                      BLOB files and core_test (part of make test)
 #
 # The cross compiler must not see the host's headers: xxhash.h and
 # SQLite's headers are copied into build/windows/inc.
 
 WIN_SQLITE ?= $(COMPAT_NEWEST)
 WIN_CC     := x86_64-w64-mingw32-gcc
-WIN_PKGS   := gcc-mingw-w64-x86-64 libxxhash-dev
+WIN_PKGS   := gcc-mingw-w64-x86-64 libxxhash-dev libsqlite3-dev
 WIN_TEST_PKGS := $(WIN_PKGS) wine64 sqlite3 gcc libsqlite3-dev
 WIN        := build/windows
 # SQLite's compile options for the shell: those of Debian's build that
@@ -31,13 +33,13 @@ WIN_LDFLAGS := -Wl,--no-insert-timestamp
 
 .PHONY: windows test-windows windows-deps
 
-## windows-deps: the Debian packages of make windows (npm when missing)
+## windows-deps: the Debian packages that build cuckoo.dll (mingw-w64, headers)
 windows-deps:
 	@sh tests/deps.sh $(WIN_PKGS)
-	@command -v npm >/dev/null || sh tests/deps.sh npm
 
 ## windows: build/windows/cuckoo.dll and sqlite3.exe, cross-built with mingw-w64
 windows: windows-deps
+	@command -v npm >/dev/null || sh tests/deps.sh npm
 	@$(MAKE) --no-print-directory $(WIN)/cuckoo.dll $(WIN)/sqlite3.exe
 
 # SQLite's sources, once per version.
@@ -48,11 +50,15 @@ $(WIN)/inc/xxhash.h: /usr/include/xxhash.h
 	@mkdir -p $(@D)
 	cp $< $@
 
-$(WIN)/inc/sqlite3ext.h: $(WIN)/sqlite-$(WIN_SQLITE)/SOURCES
+$(WIN)/inc/sqlite3.h: /usr/include/sqlite3.h
 	@mkdir -p $(@D)
-	cp $(WIN)/sqlite-$(WIN_SQLITE)/sqlite3.h $(WIN)/sqlite-$(WIN_SQLITE)/sqlite3ext.h $(@D)/
+	cp $< $@
 
-WIN_INC := $(WIN)/inc/xxhash.h $(WIN)/inc/sqlite3ext.h
+$(WIN)/inc/sqlite3ext.h: /usr/include/sqlite3ext.h
+	@mkdir -p $(@D)
+	cp $< $@
+
+WIN_INC := $(WIN)/inc/xxhash.h $(WIN)/inc/sqlite3.h $(WIN)/inc/sqlite3ext.h
 
 $(WIN)/cuckoo.c: $(EXTSRC) $(EXTHDR) dist/amalgamate.sh
 	@mkdir -p $(@D)
@@ -83,6 +89,7 @@ $(WIN)/core_test.exe: tests/core_test.c $(EXTSRC) $(EXTHDR) $(WIN_INC)
 test-windows: compat-deps
 	@sh tests/deps.sh $(WIN_TEST_PKGS)
 	@$(MAKE) --no-print-directory cuckoo.so build/cross/blob_tool \
-	  $(WIN)/cuckoo.dll $(WIN)/sqlite3.exe $(WIN)/blob_tool.exe $(WIN)/core_test.exe
+	  $(WIN)/cuckoo.dll $(WIN)/sqlite3.exe $(WIN)/blob_tool.exe \
+	  $(WIN)/core_test.exe $(DISTNAME).tar.gz
 	@sh tests/compat/build.sh $(WIN_SQLITE)
-	sh tests/windows/run.sh $(WIN_SQLITE)
+	sh tests/windows/run.sh $(WIN_SQLITE) $(DISTNAME).tar.gz

@@ -3,7 +3,8 @@
 #
 #   sh tests/dist_test.sh cuckoo-VERSION.tar.gz ./cuckoo.so
 #
-# Unpacks the tarball into build/dist-test and checks: the files it holds;
+# Unpacks the tarball into build/dist-test and checks: the files it holds
+# (cuckoo.dll a 64-bit Windows DLL exporting only the entry point);
 # the one build command of its README (run as written) gives a cuckoo.so
 # exporting sqlite3_cuckoo_init and nothing else; the amalgamation also
 # compiles with -Wall -Wextra -Werror under gcc and clang; the demo gives
@@ -29,7 +30,14 @@ top=$(cd $dir/*/ && pwd)
 snip() { python3 "$root/tests/snippets.py" "$top/README.md" "$1" --block "$2"; }
 
 got=$(cd "$top" && ls | tr '\n' ' ')
-check "contents ($got)" [ "$got" = "LICENSE README.md cuckoo.c cuckoo.h demo.sql " ]
+check "contents ($got)" [ "$got" = "LICENSE README.md cuckoo.c cuckoo.dll cuckoo.h demo.sql " ]
+# The Windows DLL (make test-windows runs it under wine): 64-bit, only the
+# entry point exported.
+fmt=$(x86_64-w64-mingw32-objdump -f "$top/cuckoo.dll" 2>&1 | sed -n 's/.*file format //p')
+check "cuckoo.dll is a 64-bit Windows DLL ($fmt)" [ "$fmt" = pei-x86-64 ]
+exports=$(x86_64-w64-mingw32-objdump -p "$top/cuckoo.dll" 2>/dev/null |
+  sed -n '/Ordinal\/Name Pointer/,/^$/s/^[[:space:]]*\[ *[0-9]*\] //p' | tr '\n' ' ')
+check "cuckoo.dll exports [$exports]" [ "$exports" = "sqlite3_cuckoo_init " ]
 
 # The build command of the README, run as written.
 cmd=$(snip sh 0)

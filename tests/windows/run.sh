@@ -20,15 +20,20 @@
 #   - tests/windows/malformed.sql: malformed BLOBs, bad options and a
 #     damaged cuckoo table rejected with the same errors, word for word,
 #     as on Linux, and nothing stored changed;
+#   - the release tarball (make dist): the Windows snippets of
+#     docs/install.md run, the MinGW command on its cuckoo.c (that DLL gives
+#     Linux's BLOBs too) and the shell command, in wine's cmd.exe, on the
+#     tarball's own cuckoo.dll;
 #   - tests/cross/blob_tool.c: the filters each system writes read and
 #     rewritten on the other, the files byte-identical;
 #   - core_test.exe, its loops divided by CUCKOO_TEST_SCALE (its golden
 #     hashes pin the BLOB bytes).
 # Ends with "N passed, N failed".
 #
-#   sh tests/windows/run.sh VERSION
+#   sh tests/windows/run.sh VERSION cuckoo-VERSION.tar.gz
 set -u
 ver=$1
+tarball=$2
 root=$(pwd)
 W=build/windows
 d=$W/test
@@ -162,6 +167,57 @@ check "malformed.sql: the stored filter unchanged" \
 check "malformed.sql: the damaged table unchanged" grep -qx 'count|2000' $d/malformed.out
 check "malformed.sql: a too-short BLOB" grep -q 'cuckoo_add: argument 1 is not a valid cuckoo filter: too short to be a cuckoo filter (needs a 40-byte header)$' $d/malformed.err
 check "malformed.sql: a damaged block" grep -q 'cuckoo table t is corrupt: block 0.3 (id 3 of t_blocks) has 10 bytes, expected 112; run cuckoo_check() on it$' $d/malformed.err
+
+# The release tarball and the Windows snippets of docs/install.md (the
+# blocks `sh windows` and `cmd windows`; a ```text block right after one is
+# its output).  The MinGW command builds a DLL from the tarball's cuckoo.c
+# next to the headers it names; that DLL gives the BLOBs of cuckoo.so too.
+doc() { # doc LANG: the blocks of LANG marked windows, one JSON list
+  python3 tests/snippets.py docs/install.md "$1" | python3 -c '
+import json, sys
+print(json.dumps([b for b in json.load(sys.stdin) if "windows" in b["flags"]]))'
+}
+block() { # block LANG N [text]: block N's code, or the text block after it
+  doc "$1" | python3 -c '
+import json, sys
+sys.path.insert(0, "tests")
+import snippets
+b = json.load(sys.stdin)[int(sys.argv[1])]
+if len(sys.argv) < 3:
+    sys.stdout.write(b["code"])
+    sys.exit(0)
+lines = open("docs/install.md", encoding="utf-8").read().split("\n")
+end = b["line"] + b["code"].count("\n") + 1
+for t in snippets.blocks("docs/install.md", "text"):
+    if t["line"] > end and all(not x.strip() for x in lines[end:t["line"] - 1]):
+        sys.stdout.write(t["code"])
+        break' "$2" ${3:-}
+}
+nsh=$(doc sh | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
+ncmd=$(doc cmd | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
+check "docs/install.md: 2 sh and 1 cmd Windows blocks ($nsh, $ncmd)" \
+  [ "$nsh/$ncmd" = 2/1 ]
+check "docs (sh windows 0): $(block sh 0)" sh -c "$(block sh 0) >$d/doc-make.log 2>&1"
+t=$d/tarball
+mkdir -p $t
+tar -C $t -xzf "$tarball" --strip-components=1
+cp /usr/include/xxhash.h /usr/include/sqlite3.h /usr/include/sqlite3ext.h $t/
+check "docs (sh windows 1): $(block sh 1)" sh -c "cd $t && $(block sh 1)"
+mkdir -p $d/mingw
+cp $t/cuckoo.dll $d/mingw/
+cp tests/blobs.sql $d/in
+(cd $d/mingw && $WINE "$root/$W/sqlite3.exe" :memory:) <$d/in 2>&1 |
+  tr -d '\r' >$d/blobs-mingw.out
+check "the DLL of the MinGW command gives Linux's BLOBs" same blobs-mingw.out blobs-linux.out
+# The tarball's own DLL, with the cmd block, in wine's cmd.exe.
+mkdir -p $d/cmd
+cp $W/sqlite3.exe $d/cmd/
+tar -xzf "$tarball" --wildcards '*/cuckoo.dll' -O >$d/cmd/cuckoo.dll
+{ echo '@echo off'; block cmd 0; } >$d/cmd/doc.bat
+want=$(block cmd 0 text)
+got=$(cd $d/cmd && $WINE cmd /c doc.bat </dev/null 2>&1 | tr -d '\r')
+check "docs (cmd windows 0), the tarball's DLL: [$got], the page says [$want]" \
+  [ -n "$want" -a "$got" = "$want" ]
 
 # The core's filters, written on each system and checked on the other.
 # blob_tool prints "blob_tool: N passed, N failed".
