@@ -118,8 +118,16 @@ static void ck_update_error(sqlite3_context *ctx, const char *zFunc, int rc,
   char *zItem = cksql_describe_value(pArg);
   char *zWhat =
       zItem ? sqlite3_mprintf("argument %d (%s)", iArg + 1, zItem) : 0;
+  cksql_hasher hs;
+  uint64_t h;
+  cksql_hasher_init(&hs, f->p.seed);
   if (zWhat == 0) {
     cksql_result_error(ctx, SQLITE_NOMEM, 0);
+  } else if (rc == CF_TOO_MANY &&
+             cksql_item_hash(&hs, pArg, &h) == SQLITE_OK) {
+    /* the item's limit: 2b, or b when its two buckets are one */
+    cksql_result_error(ctx, SQLITE_ERROR,
+                       cksql_too_many_message(zFunc, &f->p, &h));
   } else {
     cksql_result_cf_error(ctx, zFunc, rc, f, nStored, zWhat);
   }

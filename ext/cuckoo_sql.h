@@ -146,8 +146,10 @@ CUCKOO_PRIVATE int cksql_params(sqlite3 *db, const char *zWho,
 **   fit; <zRest>"
 ** where N is what the caller's filter (or table) holds, never a count of
 ** items that were not kept.  cksql_too_many_message(): the one wording of
-** an item whose both buckets hold only its copies.  Both return an
-** sqlite3_mprintf() string (caller frees), NULL if out of memory.
+** an item whose both buckets hold only its copies, in a filter of
+** geometry p: 2b copies, or b when *pHash (NULL: not known) has its two
+** buckets in one.  Both return an sqlite3_mprintf() string (caller
+** frees), NULL if out of memory.
 **
 ** cksql_geometry(): "buckets=M bucket_size=B fingerprint_bits=F
 ** variant=V seed=S", what two filters must share to be merged
@@ -165,7 +167,9 @@ CUCKOO_PRIVATE void cksql_result_bad_arg(sqlite3_context *ctx,
 CUCKOO_PRIVATE char *cksql_full_message(const char *zWho, uint64_t nStored,
                                         uint64_t nCapacity, const char *zWhat,
                                         const char *zRest);
-CUCKOO_PRIVATE char *cksql_too_many_message(const char *zWho, unsigned nMax);
+CUCKOO_PRIVATE char *cksql_too_many_message(const char *zWho,
+                                            const cf_params *p,
+                                            const uint64_t *pHash);
 CUCKOO_PRIVATE char *cksql_geometry(const cf_params *p);
 CUCKOO_PRIVATE void cksql_result_cf_error(sqlite3_context *ctx,
                                           const char *zFunc, int rc,

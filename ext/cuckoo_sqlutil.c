@@ -278,11 +278,22 @@ char *cksql_full_message(const char *zWho, uint64_t nStored, uint64_t nCapacity,
                          zWhat, zRest);
 }
 
-char *cksql_too_many_message(const char *zWho, unsigned nMax) {
+char *cksql_too_many_message(const char *zWho, const cf_params *p,
+                             const uint64_t *pHash) {
+  if (pHash) {
+    cf_key k = cf_key_from(p, *pHash);
+    if (cf_alt_bucket(p->nbuckets, k.i1, k.fp) == k.i1) {
+      return sqlite3_mprintf("%s: too many copies of one item (at most %u "
+                             "copies of this item fit: its two buckets are "
+                             "the same bucket, full of it); nothing was "
+                             "changed",
+                             zWho, p->bucket_size);
+    }
+  }
   return sqlite3_mprintf("%s: too many copies of one item (at most %u copies "
                          "of an item fit: both of its buckets are full of "
                          "it); nothing was changed",
-                         zWho, nMax);
+                         zWho, 2 * p->bucket_size);
 }
 
 char *cksql_geometry(const cf_params *p) {
@@ -304,7 +315,7 @@ void cksql_result_cf_error(sqlite3_context *ctx, const char *zFunc, int rc,
                               "with cuckoo_new() or use cuckoo_agg()");
     break;
   case CF_TOO_MANY:
-    zMsg = cksql_too_many_message(zFunc, 2 * f->p.bucket_size);
+    zMsg = cksql_too_many_message(zFunc, &f->p, 0);
     break;
   case CF_CORRUPT:
     zMsg = sqlite3_mprintf("%s: argument 1 is not a valid cuckoo filter: "

@@ -559,13 +559,18 @@ int ckst_insert_hash(ckstore *p, uint64_t hash) {
   const ckst_level *pL;
   assert(p->bLoaded && p->nLevel >= 1 && p->nLevel <= CKST_MAX_LEVELS);
   /* An item that already matches on an older level gets its new copy
-  ** there (rule 3), so that copies of one item stay on one level. */
+  ** there (rule 3), so that copies of one item stay on one level.  That
+  ** level is a preference: when it has no room for the copy, "full" or
+  ** "too many copies", the last level takes it.  Its buckets full of the
+  ** item's fingerprint may hold other items' copies (rule 3 sends every
+  ** item that falsely matches there), which it cannot tell from the
+  ** item's own, so refusing would refuse items never inserted. */
   for (i = iLast - 1; i >= 0; i--) {
     int m = ckst_match(p, i, hash);
     if (m < 0) return ckst_store_rc(p);
     if (m == 0) continue;
     rc = ckst_insert_level(p, i, hash);
-    if (rc == CF_FULL) break; /* no room there: the last level takes it */
+    if (rc == CF_FULL || rc == CF_TOO_MANY) break;
     iLast = i;
     goto done;
   }
@@ -593,7 +598,7 @@ done:
                                     "growth on (the default)");
   case CF_TOO_MANY:
     sqlite3_free(p->zErr);
-    p->zErr = cksql_too_many_message(p->zLabel, 2 * pL->p.bucket_size);
+    p->zErr = cksql_too_many_message(p->zLabel, &pL->p, &hash);
     return p->zErr ? SQLITE_ERROR : SQLITE_NOMEM;
   default: return ckst_store_rc(p);
   }

@@ -62,7 +62,8 @@
 **      copy and making it a false negative.  And an insert of an item that
 **      already matches on an older level puts the new copy on that level
 **      (if it has room), so that the copies of one item, which DELETE must
-**      find, stay on one level.
+**      find, stay on one level; when that level answers "full" or "too
+**      many copies", the last level takes the copy.
 **   4. Changes are made to cached blocks in memory and written to the
 **      shadow tables by ckst_flush() (with incremental BLOB I/O into the
 **      pre-sized rows): the virtual table flushes in xSync and xSavepoint,
