@@ -206,9 +206,9 @@ int ckst_error(ckstore *p, int rc, const char *zFmt, ...) {
 
 /* A refused insert, in the SQL layer's one wording (cksql_full_message):
 ** "LABEL: filter is full (N items stored, capacity C): item X did not fit;
-** <zFmt...>".  N is what the levels rows hold: the table as it was when
-** the statement began (the failed statement is undone), not the items the
-** statement added before this one.  C is the capacity of all levels.
+** <zFmt...>".  N is what the table held when the failing statement began
+** (ckst_mark_statement; the failed statement is undone), not the items
+** the statement added before this one.  C is the capacity of all levels.
 ** Returns SQLITE_ERROR (or SQLITE_NOMEM). */
 int ckst_full(ckstore *p, const char *zFmt, ...) {
   va_list ap;
@@ -219,6 +219,7 @@ int ckst_full(ckstore *p, const char *zFmt, ...) {
     nStored += p->aLevel[i].nCountSaved;
     nCapacity += p->aLevel[i].p.capacity;
   }
+  if (p->bMarked) nStored = p->nMarkStored;
   va_start(ap, zFmt);
   zRest = sqlite3_vmprintf(zFmt, ap);
   va_end(ap);
@@ -540,11 +541,33 @@ static int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
   return rc;
 }
 
+/* SQLite tells a virtual table that a statement begins only when it
+** opens a savepoint for it, but a statement that changed rows adds them
+** to total_changes() when it ends.  So a change under another total than
+** the last mark's is the first of a new statement, and what the table
+** holds then (pending inserts count) is what that statement began with.
+** The store's own writes to its shadow tables (growth, a full cache
+** writing out) move the total too: they are taken out (uOwnChanges).  A
+** discard forgets the mark. */
+void ckst_mark_statement(ckstore *p) {
+  unsigned u = (unsigned)sqlite3_total_changes(p->db) - p->uOwnChanges;
+  uint64_t n = p->defer.n;
+  int i;
+  if (!p->bLoaded || (p->bMarked && u == p->uMark)) return;
+  for (i = 0; i < p->nLevel; i++)
+    n += p->aLevel[i].nCount;
+  p->uMark = u;
+  p->nMarkStored = n;
+  p->bMarked = 1;
+}
+
 /* Insert one copy (rules 2 and 3), after the pending ones; on error
 ** nothing was changed.  pName (may be NULL) only names the item in a
 ** "full" message. */
 int ckst_insert(ckstore *p, uint64_t hash, const ckst_namer *pName) {
-  int rc = ckst_drain(p);
+  int rc;
+  ckst_mark_statement(p);
+  rc = ckst_drain(p);
   if (rc != SQLITE_OK) return rc;
   assert(!ckst_defer_pending(p));
   p->pName = pName;
@@ -611,6 +634,7 @@ int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved) {
   cf_key k;
   int i, iFound = -1, rc;
   *pRemoved = 0;
+  ckst_mark_statement(p);
   rc = ckst_drain(p);
   if (rc != SQLITE_OK) return rc;
   /* A hash a scan pinned to a level (ckst_scan_hash) names a fingerprint
@@ -673,6 +697,7 @@ static void ckst_forget(ckstore *p, int bRollback) {
   p->bLoaded = 0;
   p->bChanged = 0;
   p->bCookieBumped = 0;
+  p->bMarked = 0;
   p->nLevel = 0;
   assert(p->nDirty == 0 && p->nEntry == 0 && !ckst_defer_pending(p));
 }

@@ -253,6 +253,7 @@ int ckst_insert_later(ckstore *p, sqlite3_value *pItem, uint64_t *pHash) {
       return ckst_insert_now(p, hash, pItem); /* kept short: placed now */
     }
   }
+  if (p->defer.n == 0) ckst_mark_statement(p);
   if (p->defer.n == p->defer.nAlloc) {
     uint32_t nNew = p->defer.nAlloc ? 2 * p->defer.nAlloc : 256;
     ckst_pend *aNew = 0;

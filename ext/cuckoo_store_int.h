@@ -163,6 +163,11 @@ struct ckstore {
   int rcStore;              /* error code of a failed cf_store callback */
   const ckst_namer *pName;  /* names the item being inserted (messages) */
   ckst_defer defer;         /* deferred inserts (cuckoo_store_defer.c) */
+  /* The statement making changes (ckst_mark_statement) */
+  unsigned uOwnChanges; /* total_changes() added by the store's own SQL */
+  unsigned uMark;       /* total_changes() - uOwnChanges at the mark */
+  int bMarked;          /* uMark and nMarkStored are valid */
+  uint64_t nMarkStored; /* items stored when that statement began */
   sqlite3_stmt *aStmt[CKST_NSTMT];
   /* Hashes pinned by scans: open addressing, until ckst_scan_end() */
   ckst_pin *aPin;
@@ -280,6 +285,10 @@ CUCKOO_PRIVATE uint64_t ckst_buckets_in(const ckst_level *pL, uint64_t j);
 ** Deferred inserts (cuckoo_store_defer.c): ckst_insert_later() and
 ** ckst_drain() are the API (cuckoo_store.h); the store's side is below.
 */
+
+/* Note what the table holds when a statement makes its first change
+** (for the "full" message; cuckoo_store.c). */
+CUCKOO_PRIVATE void ckst_mark_statement(ckstore *p);
 
 /* Items are pending (every reader drains them first). */
 static inline int ckst_defer_pending(const ckstore *p) {

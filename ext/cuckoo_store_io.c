@@ -148,7 +148,9 @@ int ckst_prepare_shadow(ckstore *p, const char *zFmt, const char *zSuffix,
 
 /* Run a statement that returns no row; reset it. */
 static int ckst_run(ckstore *p, sqlite3_stmt *pStmt) {
+  unsigned u0 = (unsigned)sqlite3_total_changes(p->db);
   int rc = sqlite3_step(pStmt);
+  p->uOwnChanges += (unsigned)sqlite3_total_changes(p->db) - u0;
   if (rc == SQLITE_DONE || rc == SQLITE_ROW) {
     rc = sqlite3_reset(pStmt);
     return rc == SQLITE_OK ? rc : ckst_sqlerr(p, rc);
@@ -163,9 +165,12 @@ static int ckst_run(ckstore *p, sqlite3_stmt *pStmt) {
 static int ckst_exec(ckstore *p, const char *zFmt) {
   char *zSql = sqlite3_mprintf(zFmt, p->zDb, p->zName, p->zDb, p->zName, p->zDb,
                                p->zName);
+  unsigned u0;
   int rc;
   if (zSql == 0) return SQLITE_NOMEM;
+  u0 = (unsigned)sqlite3_total_changes(p->db);
   rc = sqlite3_exec(p->db, zSql, 0, 0, 0);
+  p->uOwnChanges += (unsigned)sqlite3_total_changes(p->db) - u0;
   sqlite3_free(zSql);
   return rc == SQLITE_OK ? rc : ckst_sqlerr(p, rc);
 }
