@@ -171,6 +171,13 @@ CUCKOO_PRIVATE char *cksql_too_many_message(const char *zWho,
                                             const cf_params *p,
                                             const uint64_t *pHash);
 CUCKOO_PRIVATE char *cksql_geometry(const cf_params *p);
+
+/* Parse the whole of z as an integer, exactly: an optional sign, then
+** decimal digits with an optional fraction and exponent whose value is a
+** whole number ("1000", "1e6", "2.5e3"), or 0x and hex digits.  Returns 1
+** with *pV set, 0 if z is not such a number, 2 if it is a whole number
+** outside the range of a 64-bit signed integer. */
+CUCKOO_PRIVATE int cksql_parse_int(const char *z, sqlite3_int64 *pV);
 CUCKOO_PRIVATE void cksql_result_cf_error(sqlite3_context *ctx,
                                           const char *zFunc, int rc,
                                           const cf_filter *f, uint64_t nStored,

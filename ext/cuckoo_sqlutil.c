@@ -114,6 +114,79 @@ static int cksql_parse_u64(const char *z, const char *zEnd, uint64_t *pV) {
   return 1;
 }
 
+static int cksql_hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* Digit i of the digits a[0..nA) followed by b[0..). */
+static int cksql_digit(const char *a, int nA, const char *b, int i) {
+  return (i < nA ? a[i] : b[i - nA]) - '0';
+}
+
+int cksql_parse_int(const char *z, sqlite3_int64 *pV) {
+  const char *zInt, *zFrac = "";
+  int nInt = 0, nFrac = 0, n, iFirst, iLast, bNeg = 0, i;
+  long long e = 0, k;
+  uint64_t v = 0, lim;
+  if (*z == '-' || *z == '+') bNeg = *z++ == '-';
+  lim = (uint64_t)INT64_MAX + (uint64_t)bNeg;
+  if (z[0] == '0' && (z[1] == 'x' || z[1] == 'X')) {
+    int c;
+    for (z += 2, n = 0; (c = cksql_hex_digit(*z)) >= 0; z++, n++) {
+      if (v > (lim - (uint64_t)c) / 16) return 2;
+      v = v * 16 + (uint64_t)c;
+    }
+    if (n == 0 || *z) return 0;
+    goto done;
+  }
+  for (zInt = z; *z >= '0' && *z <= '9'; z++)
+    nInt++;
+  if (*z == '.') {
+    for (zFrac = ++z; *z >= '0' && *z <= '9'; z++)
+      nFrac++;
+  }
+  if (nInt + nFrac == 0) return 0;
+  if (*z == 'e' || *z == 'E') {
+    int bNegExp = 0;
+    z++;
+    if (*z == '-' || *z == '+') bNegExp = *z++ == '-';
+    if (*z < '0' || *z > '9') return 0;
+    for (; *z >= '0' && *z <= '9'; z++)
+      if (e < 100000) e = e * 10 + (*z - '0');
+    if (bNegExp) e = -e;
+  }
+  if (*z) return 0;
+  /* The value: digits iFirst..iLast (the first and last not 0) times 10^k */
+  n = nInt + nFrac;
+  for (iFirst = 0; iFirst < n && cksql_digit(zInt, nInt, zFrac, iFirst) == 0;)
+    iFirst++;
+  if (iFirst == n) goto done; /* zero */
+  for (iLast = n - 1; cksql_digit(zInt, nInt, zFrac, iLast) == 0;)
+    iLast--;
+  k = e - nFrac + (n - 1 - iLast);
+  if (k < 0) return 0; /* a fraction */
+  if (iLast - iFirst + 1 + k > 19) return 2;
+  for (i = iFirst; i <= iLast; i++) {
+    uint64_t d = (uint64_t)cksql_digit(zInt, nInt, zFrac, i);
+    if (v > (lim - d) / 10) return 2;
+    v = v * 10 + d;
+  }
+  for (; k > 0; k--) {
+    if (v > lim / 10) return 2;
+    v *= 10;
+  }
+done:
+  if (!bNeg) {
+    *pV = (sqlite3_int64)v;
+  } else {
+    *pV = v > (uint64_t)INT64_MAX ? INT64_MIN : -(sqlite3_int64)v;
+  }
+  return 1;
+}
+
 /* Option separators: commas and white space. */
 static int cksql_is_sep(char c) {
   return c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r';

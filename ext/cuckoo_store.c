@@ -66,21 +66,28 @@ static int ckst_parse_one(const char *zLabel, const char *zArg,
   const char *zEq = strchr(zArg, '=');
   char *zKey = ckst_trim(zArg, zEq ? zEq : zArg + strlen(zArg));
   char *zVal = zEq ? ckst_trim(zEq + 1, zEq + 1 + strlen(zEq + 1)) : 0;
-  int rc = SQLITE_OK;
+  int rc = SQLITE_OK, eInt = 0;
+  sqlite3_int64 n = 0;
   double r;
   int v;
 
+  /* integer options are read exactly (not through a double) */
+  if (zVal) eInt = cksql_parse_int(zVal, &n);
   if (zKey == 0 || (zEq && zVal == 0)) {
     rc = SQLITE_NOMEM;
   } else if (sqlite3_stricmp(zKey, "capacity") == 0) {
-    if (!zVal || !ckst_number(zVal, &r) || r < 1 || r > 4.0e18 ||
-        r != floor(r)) {
+    if (eInt == 2 && zVal[0] != '-') {
+      *pzErr = sqlite3_mprintf("%s: capacity must be an integer from 1 to "
+                               "%lld (got %s)",
+                               zLabel, INT64_MAX, zVal);
+      rc = SQLITE_ERROR;
+    } else if (eInt != 1 || n < 1) {
       *pzErr = sqlite3_mprintf("%s: capacity must be a positive integer "
                                "(got %s)",
                                zLabel, zVal ? zVal : "nothing");
       rc = SQLITE_ERROR;
     } else {
-      pOpt->capacity = (sqlite3_int64)r;
+      pOpt->capacity = n;
     }
   } else if (sqlite3_stricmp(zKey, "error_rate") == 0) {
     if (!zVal || !ckst_number(zVal, &r) || !(r > 0.0 && r < 1.0)) {
@@ -99,26 +106,24 @@ static int ckst_parse_one(const char *zLabel, const char *zArg,
       pOpt->growth = v;
     }
   } else if (sqlite3_stricmp(zKey, "block_size") == 0) {
-    if (!zVal || !ckst_number(zVal, &r) || r != floor(r) ||
-        r < CKST_MIN_BLOCK || r > CKST_MAX_BLOCK) {
+    if (eInt != 1 || n < CKST_MIN_BLOCK || n > CKST_MAX_BLOCK) {
       *pzErr = sqlite3_mprintf("%s: block_size must be an integer from %d "
                                "to %d bytes (got %s)",
                                zLabel, CKST_MIN_BLOCK, CKST_MAX_BLOCK,
                                zVal ? zVal : "nothing");
       rc = SQLITE_ERROR;
     } else {
-      pOpt->block_size = (int)r;
+      pOpt->block_size = (int)n;
     }
   } else if (sqlite3_stricmp(zKey, "cache_size") == 0) {
-    if (!zVal || !ckst_number(zVal, &r) || r != floor(r) || r < 1 ||
-        r > (double)CKST_MAX_CACHE_KIB) {
+    if (eInt != 1 || n < 1 || n > CKST_MAX_CACHE_KIB) {
       *pzErr =
           sqlite3_mprintf("%s: cache_size must be an integer number of "
                           "KiB from 1 to %lld (got %s)",
                           zLabel, CKST_MAX_CACHE_KIB, zVal ? zVal : "nothing");
       rc = SQLITE_ERROR;
     } else {
-      pOpt->cache_kib = (sqlite3_int64)r;
+      pOpt->cache_kib = n;
     }
   } else if (sqlite3_stricmp(zKey, "bucket_size") == 0 ||
              sqlite3_stricmp(zKey, "seed") == 0 ||
