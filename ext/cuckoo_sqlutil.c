@@ -384,8 +384,11 @@ void cksql_result_cf_error(sqlite3_context *ctx, const char *zFunc, int rc,
   switch (rc) {
   case CF_FULL:
     zMsg = cksql_full_message(zFunc, nStored, f->p.capacity, zWhat,
-                              "nothing was changed; build a larger filter "
-                              "with cuckoo_new() or use cuckoo_agg()");
+                              "nothing was changed; a filter does not "
+                              "grow: build it again with a larger "
+                              "capacity, cuckoo_agg(item, error_rate, "
+                              "capacity) or cuckoo_new(capacity), or use "
+                              "a cuckoo virtual table, which grows");
     break;
   case CF_TOO_MANY:
     zMsg = cksql_too_many_message(zFunc, &f->p, 0);
