@@ -52,6 +52,7 @@ __declspec(dllexport)
   if (rc == SQLITE_OK) rc = cuckoo_register_functions(db);
   if (rc == SQLITE_OK) rc = cuckoo_register_aggregates(db);
   if (rc == SQLITE_OK) rc = cuckoo_register_vtab(db);
+  if (rc == SQLITE_OK) rc = cuckoo_register_stored(db);
   if (rc != SQLITE_OK && pzErrMsg && *pzErrMsg == 0) {
     *pzErrMsg =
         sqlite3_mprintf("cuckoo: registration failed: %s", sqlite3_errstr(rc));

@@ -47,6 +47,7 @@ CUCKOO_HIDDEN extern const sqlite3_api_routines *sqlite3_api;
 CUCKOO_PRIVATE int cuckoo_register_functions(sqlite3 *db);
 CUCKOO_PRIVATE int cuckoo_register_aggregates(sqlite3 *db);
 CUCKOO_PRIVATE int cuckoo_register_vtab(sqlite3 *db);
+CUCKOO_PRIVATE int cuckoo_register_stored(sqlite3 *db);
 
 /*
 ** The item hash: the one way an SQL value becomes an item, for the
