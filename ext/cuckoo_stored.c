@@ -519,6 +519,10 @@ cksd_contains_row(sqlite3_context *ctx, int argc, sqlite3_value **argv,
     if ((rc & 0xff) != SQLITE_ABORT) break;
     /* the row was written since the header was read: read it again */
   }
+  if (rc == SQLITE_NOMEM) {
+    cksql_result_error(ctx, SQLITE_NOMEM, 0);
+    return;
+  }
   if (rc != SQLITE_OK) {
     char *zWhat = sqlite3_mprintf("could not be read: %s", sqlite3_errstr(rc));
     if (zWhat == 0) {
@@ -527,7 +531,7 @@ cksd_contains_row(sqlite3_context *ctx, int argc, sqlite3_value **argv,
       cksd_error(ctx, c, iRow, zWhat);
     }
     sqlite3_free(zWhat);
-    if (rc != SQLITE_NOMEM) cksd_close(c);
+    cksd_close(c);
     return;
   }
   sqlite3_result_int(ctx, bFound);

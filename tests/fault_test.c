@@ -547,6 +547,20 @@ static const scenario aScenario[] = {
      " c, cuckoo_count(cuckoo_agg(x, 0.01, 200) OVER (ORDER BY rowid ROWS 20 "
      "PRECEDING)) AS d FROM t WHERE rowid <= 240;",
      "SELECT sum(c) || '/' || sum(d) FROM w", "12756/4488"},
+    /* cuckoo_contains_stored: direct probes, then the whole BLOB (the big
+    ** filter, about 5 KB), and a rowid that changes per row. */
+    {"stored-probe",
+     "CREATE TABLE fl(name TEXT PRIMARY KEY, f BLOB);"
+     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < "
+     "3000) INSERT INTO fl SELECT 'big', cuckoo_agg(i) FROM n;"
+     "INSERT INTO fl VALUES ('small', cuckoo_add(cuckoo_new(10), 'a'));",
+     "CREATE TABLE p AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT "
+     "i+1 FROM n WHERE i < 400) SELECT sum(cuckoo_contains_stored('fl', 'f', "
+     "(SELECT rowid FROM fl WHERE name = 'big'), i)) AS s FROM n;"
+     "CREATE TABLE q AS SELECT fl.name, cuckoo_contains_stored('main', 'fl', "
+     "'f', fl.rowid, 'a') AS a FROM fl ORDER BY fl.name;",
+     "SELECT (SELECT s FROM p) || '/' || (SELECT group_concat(a) FROM q)",
+     "400/0,1"},
 };
 
 int main(void) {
