@@ -10,7 +10,7 @@
 # BENCH_ONLY=lookup runs only its two lookup measures (the core's
 # single-item lookup, cuckoo_contains), BENCH_ONLY=bulk only the bulk loads.
 
-.PHONY: bench bench-targets bench-before bench-tools figure
+.PHONY: bench bench-targets bench-probe bench-before bench-tools figure
 
 ## bench: every benchmark of tests/bench, each printed as a table
 bench: deps cuckoo.so
@@ -19,6 +19,15 @@ bench: deps cuckoo.so
 ## bench-targets: the fast paths against their natural alternatives, one table
 bench-targets: deps cuckoo.so
 	$(MAKE) -C tests/bench target
+
+# Probing a filter stored in a table (tests/bench/probe_bench.c): today's
+# scalar-subquery and join forms of cuckoo_contains and both shapes of
+# cuckoo_contains_stored against the filter bound as a parameter, at 0.17,
+# 1.75, 17.5 and 100 MB with 20,000 probe rows, then one probe per
+# statement (docs/benchmarks.md#probing-a-stored-filter).
+## bench-probe: probing a stored filter, every form against the bound filter
+bench-probe: deps cuckoo.so
+	$(MAKE) -C tests/bench probe
 
 # The bulk load built from ext/ of another commit and from the working
 # tree, run alternately in one session (tests/bench/before.sh,
