@@ -32,7 +32,8 @@
 **      other name arguments are compared each row unless they are
 **      constants too).  It holds the open BLOB handle, the validated
 **      header of the current row and a buffer of the BLOB's size.  Each
-**      probe first reads just its two buckets (2 small reads); once the
+**      probe first reads just the header again and its two buckets (3
+**      small reads, rule 5); once the
 **      statement's probes have read about as much as the whole filter
 **      would cost (CKSD_PROBE_BYTES per probe), the whole BLOB is read
 **      into the buffer at once and the rest of the statement probes it in
@@ -63,21 +64,21 @@
 #define CKSD_FUNC "cuckoo_contains_stored"
 
 /*
-** Bytes of the whole read one direct probe is worth.  A direct probe is
-** two sqlite3_blob_read() calls of at most 32 bytes; reading the whole
-** BLOB costs per page about what a small read costs.  Measured with
-** tests/bench/probe_bench.c (docs/benchmarks.md, "Probing a stored
-** filter").
+** Bytes of the whole read one direct probe is worth: a direct probe (three
+** sqlite3_blob_read() calls of at most 256 bytes) costs about what
+** reading 2 KB of the whole BLOB does, so the direct reads of a statement
+** never cost much more than one whole read (tests/bench/probe_bench.c,
+** docs/benchmarks.md#probing-a-stored-filter).
 */
 #ifndef CKSD_PROBE_BYTES
 #define CKSD_PROBE_BYTES 2048
 #endif
 
 /* Buckets of one direct read: a region of 8 buckets is 8 * bucket_bits
-** bits, a whole number of bytes (at most 32), the unit of a block view
-** (cf_view_init()). */
+** bits, a whole number of bytes (bucket_bits of them, at most b * f =
+** 8 * 32 = 256), the unit of a block view (cf_view_init()). */
 #define CKSD_REGION_BUCKETS 8
-#define CKSD_REGION_MAX (CKSD_REGION_BUCKETS * CF_MAX_BUCKET_SIZE * 4)
+#define CKSD_REGION_MAX (CF_MAX_BUCKET_SIZE * CF_MAX_FP_BITS)
 
 /* A marker left as the auxdata of the name arguments other than argument
 ** 0: it survives only if they are constants. */
