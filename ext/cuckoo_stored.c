@@ -64,11 +64,13 @@
 #define CKSD_FUNC "cuckoo_contains_stored"
 
 /*
-** Bytes of the whole read one direct probe is worth: a direct probe (three
-** sqlite3_blob_read() calls of at most 256 bytes) costs about what
-** reading 2 KB of the whole BLOB does, so the direct reads of a statement
-** never cost much more than one whole read (tests/bench/probe_bench.c,
-** docs/benchmarks.md#probing-a-stored-filter).
+** Bytes of the whole read one direct probe is worth: after 1 + size/2048
+** direct probes a statement reads the whole BLOB.  Not tuned yet: the run
+** of docs/benchmarks.md#probing-a-stored-filter (17.5 MB, 20,000 probes)
+** puts a direct probe (three sqlite3_blob_read() calls of at most 256
+** bytes) at about the cost of reading 8 KB of the whole BLOB, so 2048
+** switches late, and the direct reads of a statement can cost a few times
+** one whole read; every size still meets the 2x goal.
 */
 #ifndef CKSD_PROBE_BYTES
 #define CKSD_PROBE_BYTES 2048
