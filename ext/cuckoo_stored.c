@@ -19,7 +19,7 @@
 **      (cuckoo_contains(NULL, item) is NULL too).  table and column must
 **      be TEXT, schema TEXT or NULL, rowid an INTEGER (or a REAL holding
 **      one); anything else is an error naming the argument.
-**   2. Items are hashed by cksql_hash_value(), as cuckoo_contains hashes
+**   2. Items are hashed by cksql_item_hash(), as cuckoo_contains hashes
 **      them (docs/format.md#item-identity); the answer is the core's
 **      lookup of the same two buckets, so it is cuckoo_contains' answer.
 **   3. The header is validated by cf_open() (every field against the
@@ -502,6 +502,7 @@ cksd_contains_row(sqlite3_context *ctx, int argc, sqlite3_value **argv,
                   cksd_cache *c) {
   sqlite3_value *pItem = argv[argc - 1];
   sqlite3_int64 iRow;
+  cksql_hasher hasher;
   uint64_t h;
   int rc, bFound = 0, nTry;
 
@@ -513,7 +514,8 @@ cksd_contains_row(sqlite3_context *ctx, int argc, sqlite3_value **argv,
   for (nTry = 0; nTry < 2; nTry++) {
     rc = cksd_load_header(ctx, c, iRow);
     if (rc != SQLITE_OK) return; /* NULL value, or error reported */
-    rc = cksql_hash_value(pItem, c->f.p.seed, &h);
+    cksql_hasher_init(&hasher, c->f.p.seed);
+    rc = cksql_item_hash(&hasher, pItem, &h);
     if (rc != SQLITE_OK) {
       cksql_result_error(ctx, SQLITE_NOMEM, 0);
       return;
