@@ -541,7 +541,6 @@ static int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
   if (rc == CF_OK) {
     p->aLevel[iLevel].nCount++;
     p->aLevel[iLevel].bCountDirty = 1;
-    assert(pL->nCount <= pL->p.nbuckets * pL->p.bucket_size);
   }
   return rc;
 }
