@@ -11,7 +11,8 @@
 **
 **   S.T_config(k TEXT PRIMARY KEY, v) WITHOUT ROWID
 **       one row per setting:
-**         version      INTEGER  shadow-table format version (1)
+**         version      INTEGER  shadow-table format version (2; 1 for
+**                               tables made before absent blocks)
 **         seed         INTEGER  hash seed (the 64-bit value as int64)
 **         bucket_size  INTEGER  2, 4 or 8: bucket size of new levels
 **         variant      TEXT     'plain' or 'semisort': bucket encoding of
@@ -36,10 +37,16 @@
 **       multiple of 8), bit-packed exactly as the BLOB format's bucket
 **       array (bucket j*P+i at bit i*B of the block, B bits per bucket), so
 **       no bucket straddles two blocks and the blocks of a level, laid end
-**       to end, are the level's BLOB bucket array.  Every block of a level
-**       is exactly block_bytes = P*B/8 bytes, created as a zeroblob when
-**       the level is created; buckets past the level's last bucket (in its
-**       last block) stay zero.
+**       to end, are the level's BLOB bucket array.  A block present is
+**       exactly block_bytes = P*B/8 bytes; buckets past the level's last
+**       bucket (in its last block) stay zero.  Format 2: a block without
+**       a row is empty (all zero), except the level's last block, which
+**       always has its row (it marks the level's extent), so a level
+**       costs one block until its blocks are written: creating it writes
+**       the last block only, and the first flush of a block INSERTs its
+**       row.  Format 1 (tables created before
+**       format 2, still read and written as such): every block has a row,
+**       a zeroblob from the level's creation on.
 **
 ** Rules:
 **   1. An item is its 64-bit hash under the table's seed; the hash gives
@@ -66,11 +73,13 @@
 **      many copies", the last level takes the copy.
 **   4. Changes are made to cached blocks in memory and written to the
 **      shadow tables by ckst_flush() (with incremental BLOB I/O into the
-**      pre-sized rows): the virtual table flushes in xSync and xSavepoint,
-**      and a full cache flushes before it evicts.  ckst_discard() drops
+**      rows present, an INSERT for a block without one): the virtual
+**      table flushes in xSync and xSavepoint, and a full cache flushes
+**      before it evicts.  ckst_discard() drops
 **      everything in memory (xRollback, xRollbackTo): the journal has
 **      already restored the shadow tables, and the next use reloads.
-**      Level creation and import write their rows at once.  The BLOB
+**      Level creation and import write their rows at once (format 2:
+**      only the blocks that are not all zero).  The BLOB
 **      handle is opened by a flush and closed before it returns, so none
 **      is ever open across a statement, transaction or savepoint
 **      boundary; reads go through a prepared SELECT that is reset after
@@ -91,7 +100,9 @@
 
 #include "cuckoo_sql.h"
 
-#define CKST_FORMAT_VERSION 1
+/* The format this build creates, and the oldest it reads and writes. */
+#define CKST_FORMAT_VERSION 2
+#define CKST_FORMAT_VERSION_MIN 1
 #define CKST_MAX_LEVELS 32
 #define CKST_DEFAULT_CAPACITY 100000
 #define CKST_MIN_BLOCK 64

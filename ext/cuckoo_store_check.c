@@ -60,10 +60,12 @@ static void ckst_missing(ckst_report *r, ckstore *p, int iLevel, uint64_t from,
   }
 }
 
-/* Check every block row; bLevels: the configuration loaded. */
+/* Check every block row (format 2: a block without a row is empty, and
+** counts no slot; format 1: it is missing). */
 static int ckst_check_blocks(ckstore *p, ckst_report *r) {
   uint64_t aNext[CKST_MAX_LEVELS], aSlots[CKST_MAX_LEVELS];
   sqlite3_stmt *pStmt = 0;
+  uint32_t k;
   int i, rc;
 
   memset(aNext, 0, sizeof(aNext));
@@ -98,7 +100,9 @@ static int ckst_check_blocks(ckstore *p, ckst_report *r) {
                    p->zLabel, id, p->zName, iLevel);
       continue;
     }
-    if (j > aNext[iLevel]) ckst_missing(r, p, iLevel, aNext[iLevel], j);
+    if (j > aNext[iLevel] && p->version < 2) {
+      ckst_missing(r, p, iLevel, aNext[iLevel], j);
+    }
     aNext[iLevel] = j + 1;
     eType = sqlite3_column_type(pStmt, 1);
     a = (const uint8_t *)sqlite3_column_blob(pStmt, 1);
@@ -138,9 +142,20 @@ static int ckst_check_blocks(ckstore *p, ckst_report *r) {
     rc = SQLITE_OK;
   }
   sqlite3_finalize(pStmt);
+  for (k = 0; k < p->nDirty; k++) {
+    /* unflushed blocks that have no row yet count too */
+    const ckst_block *b = ckst_cache_find(p, p->aDirty[k]);
+    if (b && b->bDirty && b->bAbsent) {
+      const ckst_level *pL = &p->aLevel[b->id >> 32];
+      aSlots[b->id >> 32] +=
+          ckst_block_slots(pL, b->a, ckst_buckets_in(pL, b->id & 0xffffffff));
+    }
+  }
   for (i = 0; rc == SQLITE_OK && i < p->nLevel; i++) {
     const ckst_level *pL = &p->aLevel[i];
-    if (aNext[i] < pL->nBlock) ckst_missing(r, p, i, aNext[i], pL->nBlock);
+    if (aNext[i] < pL->nBlock && p->version < 2) {
+      ckst_missing(r, p, i, aNext[i], pL->nBlock);
+    }
     if (aSlots[i] != pL->nCount) {
       ckst_problem(r,
                    "%s: level %d has an item count of %llu but %llu "
@@ -219,12 +234,11 @@ int ckst_info(ckstore *p, char **pzJson) {
       "\"levels\":%d,\"blocks\":%llu,\"bytes\":%llu,\"expected_fpr\":%!.6g,"
       "\"block_size\":%d,\"cache_size\":%lld,\"cached_blocks\":%u,"
       "\"blocks_read\":%lld,\"level\":[",
-      CKST_FORMAT_VERSION, p->flags ? "semisort" : "plain",
-      (unsigned long long)nCount, (unsigned long long)nCap, p->errorRate,
-      p->growth ? "true" : "false", p->bucketSize,
-      (unsigned long long)p->hasher.seed, p->nLevel, (unsigned long long)nBlock,
-      (unsigned long long)nBytes, fpr, p->blockSize, p->cacheKib, p->nEntry,
-      p->nBlockRead);
+      p->version, p->flags ? "semisort" : "plain", (unsigned long long)nCount,
+      (unsigned long long)nCap, p->errorRate, p->growth ? "true" : "false",
+      p->bucketSize, (unsigned long long)p->hasher.seed, p->nLevel,
+      (unsigned long long)nBlock, (unsigned long long)nBytes, fpr, p->blockSize,
+      p->cacheKib, p->nEntry, p->nBlockRead);
   for (i = 0; i < p->nLevel; i++) {
     const ckst_level *pL = &p->aLevel[i];
     sqlite3_str_appendf(

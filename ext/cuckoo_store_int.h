@@ -60,6 +60,7 @@ enum {
   CKST_INSERT_BLOCK,
   CKST_INSERT_LEVEL,
   CKST_LAST_BLOCK,
+  CKST_FIRST_BLOCK,
   CKST_READ_LEVEL,
   CKST_NSTMT
 };
@@ -121,6 +122,7 @@ typedef struct ckst_defer {
 typedef struct ckst_block {
   uint64_t id;
   int bDirty;
+  int bAbsent; /* no row in T_blocks yet (format 2): a flush INSERTs it */
   uint32_t nBytes;
   int iImg;
   uint8_t *a;
@@ -135,6 +137,7 @@ struct ckstore {
   int bMain;    /* zDb is "main" */
   /* Configuration (valid when bLoaded) */
   int bLoaded;
+  int version;         /* the table's shadow-table format version (1 or 2) */
   cksql_hasher hasher; /* the table's seed, and the item hash under it */
   unsigned bucketSize;
   uint32_t flags;
@@ -216,8 +219,13 @@ CUCKOO_PRIVATE int ckst_prepare_shadow(ckstore *p, const char *zFmt,
 CUCKOO_PRIVATE int ckst_block_row(ckstore *p, sqlite3_stmt *pStmt, int iCol,
                                   int iLevel, uint64_t j, uint8_t *a,
                                   uint32_t nBytes);
+/* Block j of level iLevel into a[]: an absent row (format 2) reads as
+** zeros and sets *pbAbsent; in a format-1 table it is corruption. */
 CUCKOO_PRIVATE int ckst_read_block(ckstore *p, int iLevel, uint64_t j,
-                                   uint8_t *a, uint32_t nBytes);
+                                   uint8_t *a, uint32_t nBytes, int *pbAbsent);
+/* An absent block j of level iLevel: zeros in a format-2 table, else
+** SQLITE_CORRUPT_VTAB "is missing". */
+CUCKOO_PRIVATE int ckst_absent_block(ckstore *p, int iLevel, uint64_t j);
 CUCKOO_PRIVATE int ckst_load(ckstore *p);
 CUCKOO_PRIVATE int ckst_write_level(ckstore *p, int iLevel,
                                     const uint8_t *aTable, uint64_t nTable);

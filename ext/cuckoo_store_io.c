@@ -89,6 +89,10 @@ static const char *const ckst_azSql[CKST_NSTMT] = {
     ** id of the level's last block (ckst_check_extent) */
     ("SELECT id FROM " CKST_TABLE(CKST_BLOCKS) " WHERE id>=?1 AND id<?2 "
                                                "ORDER BY id DESC LIMIT 1"),
+    /* CKST_FIRST_BLOCK: ?1, ?2 as above -> id of the first block in the
+    ** range (ckst_check_free) */
+    ("SELECT id FROM " CKST_TABLE(CKST_BLOCKS) " WHERE id>=?1 AND id<?2 "
+                                               "ORDER BY id LIMIT 1"),
     /* CKST_READ_LEVEL: ?1, ?2 as above -> id, data of each of the level's
     ** blocks in order (ckst_level_image) */
     ("SELECT id, data FROM " CKST_TABLE(CKST_BLOCKS) " WHERE id>=?1 AND "
@@ -210,18 +214,31 @@ int ckst_block_row(ckstore *p, sqlite3_stmt *pStmt, int iCol, int iLevel,
   return SQLITE_OK;
 }
 
-/* Read block j of level iLevel from the shadow table into a[]. */
+/* A block without a row: empty in format 2, corruption in format 1
+** (where every block has its row). */
+int ckst_absent_block(ckstore *p, int iLevel, uint64_t j) {
+  if (p->version >= 2) return SQLITE_OK;
+  return ckst_corrupt_block(p, iLevel, j, "is missing");
+}
+
+/* Read block j of level iLevel from the shadow table into a[] (zeros and
+** *pbAbsent set if it has no row, in format 2). */
 int ckst_read_block(ckstore *p, int iLevel, uint64_t j, uint8_t *a,
-                    uint32_t nBytes) {
+                    uint32_t nBytes, int *pbAbsent) {
   sqlite3_stmt *pStmt = 0;
   int rc = ckst_stmt(p, CKST_READ_BLOCK, &pStmt);
+  *pbAbsent = 0;
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)CKST_ID(iLevel, j));
   rc = sqlite3_step(pStmt);
   if (rc == SQLITE_ROW) {
     rc = ckst_block_row(p, pStmt, 0, iLevel, j, a, nBytes);
   } else if (rc == SQLITE_DONE) {
-    rc = ckst_corrupt_block(p, iLevel, j, "is missing");
+    rc = ckst_absent_block(p, iLevel, j);
+    if (rc == SQLITE_OK) {
+      memset(a, 0, nBytes);
+      *pbAbsent = 1;
+    }
   } else {
     rc = ckst_sqlerr(p, rc);
   }
@@ -334,7 +351,8 @@ static int ckst_load_config(ckstore *p) {
   int rc = ckst_read_config(p, a);
   if (rc != SQLITE_OK) return rc;
 
-  /* The version first: a newer format may have other keys. */
+  /* The version first: a newer format may have other keys.  Format 1
+  ** (every block has a row) is read and written as format 1. */
   if (a[CKC_VERSION].eType == SQLITE_INTEGER &&
       a[CKC_VERSION].i > CKST_FORMAT_VERSION) {
     return ckst_error(p, SQLITE_ERROR,
@@ -344,7 +362,8 @@ static int ckst_load_config(ckstore *p) {
                       "to use it",
                       a[CKC_VERSION].i, CKST_FORMAT_VERSION);
   }
-  ckst_cint(p, &rc, a, CKC_VERSION, CKST_FORMAT_VERSION, CKST_FORMAT_VERSION);
+  p->version = (int)ckst_cint(p, &rc, a, CKC_VERSION, CKST_FORMAT_VERSION_MIN,
+                              CKST_FORMAT_VERSION);
   cksql_hasher_init(&p->hasher, (uint64_t)ckst_cint(p, &rc, a, CKC_SEED,
                                                     INT64_MIN, INT64_MAX));
   p->bucketSize = (unsigned)ckst_cint(p, &rc, a, CKC_BUCKET_SIZE, 2, 8);
@@ -469,8 +488,9 @@ static int ckst_load_levels(ckstore *p) {
 }
 
 /* The last block of every level must be where the level's geometry puts
-** it (one indexed probe per level; a missing block in the middle is found
-** when it is read, or by cuckoo_check). */
+** it, in both formats (one indexed probe per level; a missing block in
+** the middle of a format-1 level is found when it is read, or by
+** cuckoo_check; in format 2 it is an empty block). */
 static int ckst_check_extent(ckstore *p) {
   sqlite3_stmt *pStmt = 0;
   int i, rc = ckst_stmt(p, CKST_LAST_BLOCK, &pStmt);
@@ -540,26 +560,59 @@ int ckst_load(ckstore *p) {
   return rc;
 }
 
+/* A new level's range of block ids must be free: a row there belongs to
+** no level (only a damaged T_levels leaves one), and a format-2 level,
+** which may write no block, would take it for its own. */
+static int ckst_check_free(ckstore *p, int iLevel) {
+  sqlite3_stmt *pStmt = 0;
+  int rc = ckst_stmt(p, CKST_FIRST_BLOCK, &pStmt);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)CKST_ID(iLevel, 0));
+  sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)CKST_ID(iLevel + 1, 0));
+  rc = sqlite3_step(pStmt);
+  if (rc == SQLITE_ROW) {
+    uint64_t id = (uint64_t)sqlite3_column_int64(pStmt, 0);
+    rc = ckst_corrupt_block(p, iLevel, id & 0xffffffff,
+                            "already exists but belongs to no level");
+  } else {
+    rc = rc == SQLITE_DONE ? SQLITE_OK : ckst_sqlerr(p, rc);
+  }
+  sqlite3_reset(pStmt);
+  return rc;
+}
+
 /* Write level iLevel's row and its blocks: the bucket array aTable
-** (nTable bytes), or zeros if aTable is NULL. */
+** (nTable bytes), or zeros if aTable is NULL.  Format 2 writes only the
+** blocks that are not all zero, and the last block, which marks the
+** level's extent (an empty level: that block alone). */
 int ckst_write_level(ckstore *p, int iLevel, const uint8_t *aTable,
                      uint64_t nTable) {
   const ckst_level *pL = &p->aLevel[iLevel];
   sqlite3_stmt *pStmt = 0;
   uint8_t *aBuf = 0;
   uint64_t j;
-  int rc = ckst_stmt(p, CKST_INSERT_BLOCK, &pStmt);
+  int rc = ckst_check_free(p, iLevel);
+  if (rc == SQLITE_OK) rc = ckst_stmt(p, CKST_INSERT_BLOCK, &pStmt);
+  if (rc == SQLITE_OK && p->version >= 2 && aTable == 0) {
+    j = pL->nBlock - 1; /* an empty level: its last block */
+  } else {
+    j = 0;
+  }
   if (rc == SQLITE_OK && aTable) {
     aBuf = sqlite3_malloc64(pL->nBytes);
     if (aBuf == 0) rc = SQLITE_NOMEM;
   }
-  for (j = 0; rc == SQLITE_OK && j < pL->nBlock; j++) {
+  for (; rc == SQLITE_OK && j < pL->nBlock; j++) {
     sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)CKST_ID(iLevel, j));
     if (aTable) {
       uint64_t off = j * pL->nBytes;
       uint64_t n = nTable - off < pL->nBytes ? nTable - off : pL->nBytes;
       memset(aBuf, 0, pL->nBytes);
       memcpy(aBuf, aTable + off, (size_t)n);
+      if (p->version >= 2 && j + 1 < pL->nBlock &&
+          ckst_zero_from(aBuf, pL->nBytes, 0)) {
+        continue; /* an empty block of format 2 */
+      }
       sqlite3_bind_blob(pStmt, 2, aBuf, (int)pL->nBytes, SQLITE_STATIC);
     } else {
       sqlite3_bind_zeroblob(pStmt, 2, (int)pL->nBytes);
@@ -624,6 +677,7 @@ int ckst_create(ckstore *p, const ckst_options *pOpt) {
   p->capacity = pOpt->capacity;
   p->cacheKib = pOpt->cache_kib;
   p->cookie = 0;
+  p->version = CKST_FORMAT_VERSION;
   p->blockSize = pOpt->block_size;
   if (p->blockSize == 0) {
     /* One block per b-tree leaf page: the page less the cell and record
@@ -653,7 +707,7 @@ int ckst_create(ckstore *p, const ckst_options *pOpt) {
   for (k = 0; rc == SQLITE_OK && k < CKC_N; k++) {
     sqlite3_bind_text(pStmt, 1, ckst_azKey[k], -1, SQLITE_STATIC);
     switch (k) {
-    case CKC_VERSION: sqlite3_bind_int(pStmt, 2, CKST_FORMAT_VERSION); break;
+    case CKC_VERSION: sqlite3_bind_int(pStmt, 2, p->version); break;
     case CKC_SEED:
       sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)p->hasher.seed);
       break;
@@ -692,7 +746,36 @@ static int ckst_cmp_u64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Write every dirty block into its pre-sized row (in id order). */
+/* INSERT the row of every dirty block that has none (format 2: the
+** first write of a block; in id order). */
+static int ckst_flush_absent(ckstore *p) {
+  sqlite3_stmt *pStmt = 0;
+  uint32_t i;
+  int rc = SQLITE_OK;
+  for (i = 0; rc == SQLITE_OK && i < p->nDirty; i++) {
+    uint64_t id = p->aDirty[i];
+    ckst_block *b = ckst_cache_find(p, id);
+    if (b == 0 || !b->bDirty || !b->bAbsent) continue;
+    if (pStmt == 0) rc = ckst_stmt(p, CKST_INSERT_BLOCK, &pStmt);
+    if (rc != SQLITE_OK) break;
+    sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)id);
+    sqlite3_bind_blob(pStmt, 2, b->a, (int)b->nBytes, SQLITE_STATIC);
+    rc = ckst_run(p, pStmt);
+    if ((rc & 0xff) == SQLITE_CONSTRAINT) {
+      rc = ckst_corrupt_block(p, (int)(id >> 32), id & 0xffffffff,
+                              "was absent but now has a row");
+    }
+    if (rc == SQLITE_OK) {
+      b->bAbsent = 0;
+      b->bDirty = 0;
+    }
+  }
+  if (pStmt) sqlite3_clear_bindings(pStmt);
+  return rc;
+}
+
+/* Write every dirty block (in id order): into its row with incremental
+** BLOB I/O, or, for a block without a row, by an INSERT first. */
 int ckst_flush_blocks(ckstore *p) {
   sqlite3_blob *pBlob = 0;
   char *zTab;
@@ -702,10 +785,12 @@ int ckst_flush_blocks(ckstore *p) {
   zTab = sqlite3_mprintf("%s_" CKST_BLOCKS, p->zName);
   if (zTab == 0) return SQLITE_NOMEM;
   qsort(p->aDirty, p->nDirty, sizeof(uint64_t), ckst_cmp_u64);
+  rc = ckst_flush_absent(p);
   for (i = 0; rc == SQLITE_OK && i < p->nDirty; i++) {
     uint64_t id = p->aDirty[i];
     ckst_block *b = ckst_cache_find(p, id);
     if (b == 0 || !b->bDirty) continue;
+    assert(!b->bAbsent);
     if (pBlob == 0) {
       rc = sqlite3_blob_open(p->db, p->zDb, zTab, "data", (sqlite3_int64)id, 1,
                              &pBlob);

@@ -91,11 +91,11 @@ int ckst_mark_dirty(ckstore *p, ckst_block *b) {
 /*
 ** Build the image of level iLevel (see ckst_level): the blocks not cached
 ** are read with one range query (each row validated as ckst_read_block()
-** does), cached ones (which may hold unflushed changes) are copied in and
-** then point into it.  A level larger than half the cache budget, or
-** than the budget left, or an allocation that fails, gets no image: that
-** is no error (the blocks work one by one as before).  On an error
-** nothing changes.
+** does; a block without a row is zeros in format 2), cached ones (which
+** may hold unflushed changes) are copied in and then point into it.  A
+** level larger than half the cache budget, or than the budget left, or an
+** allocation that fails, gets no image: that is no error (the blocks work
+** one by one as before).  On an error nothing changes.
 */
 int ckst_level_image(ckstore *p, int iLevel) {
   ckst_level *pL = &p->aLevel[iLevel];
@@ -105,16 +105,23 @@ int ckst_level_image(ckstore *p, int iLevel) {
   sqlite3_int64 nBudget = p->cacheKib * 1024;
   sqlite3_stmt *pStmt = 0;
   ckst_block *aHead;
-  uint8_t *aImg, *aData;
+  uint8_t *aImg, *aData, *aHave;
   int rc;
   assert(iLevel >= 0 && iLevel < p->nLevel);
   if (pL->aImg) return SQLITE_OK;
   if (nAll > nBudget / 2 || p->nCacheBytes + nAll > nBudget) return SQLITE_OK;
   if (ckst_cache_reserve_n(p, pL->nBlock) != SQLITE_OK) return SQLITE_OK;
   aImg = sqlite3_malloc64((sqlite3_uint64)nAll);
-  if (aImg == 0) return SQLITE_OK;
+  aHave = sqlite3_malloc64(pL->nBlock); /* block j has a row */
+  if (aImg == 0 || aHave == 0) {
+    sqlite3_free(aImg);
+    sqlite3_free(aHave);
+    return SQLITE_OK;
+  }
+  memset(aHave, 0, (size_t)pL->nBlock);
   aHead = (ckst_block *)aImg;
   aData = aImg + nHead + CF_HEADER_SIZE;
+  memset(aData, 0, (size_t)nData); /* blocks without a row are empty */
   /* cannot fail: the level's geometry was checked */
   (void)cf_init(&pL->img, &pL->p, aImg + nHead);
   rc = ckst_stmt(p, CKST_READ_LEVEL, &pStmt);
@@ -123,18 +130,19 @@ int ckst_level_image(ckstore *p, int iLevel) {
     sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)CKST_ID(iLevel, pL->nBlock));
     while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
       j = (uint64_t)sqlite3_column_int64(pStmt, 0) & 0xffffffff;
-      if (j != jNext) break; /* block jNext is missing */
+      if (j >= pL->nBlock) break; /* no row of the level is left */
+      /* blocks jNext .. j-1 have no row: zeros (format 2) */
+      if (jNext < j && (rc = ckst_absent_block(p, iLevel, jNext)) != 0) break;
       rc = ckst_cache_find(p, CKST_ID(iLevel, j))
                ? SQLITE_OK
                : ckst_block_row(p, pStmt, 1, iLevel, j, aData + j * pL->nBytes,
                                 pL->nBytes);
       if (rc != SQLITE_OK) break;
-      jNext++;
+      aHave[j] = 1;
+      jNext = j + 1;
     }
     if (rc == SQLITE_DONE || rc == SQLITE_ROW) {
-      rc = jNext == pL->nBlock
-               ? SQLITE_OK
-               : ckst_corrupt_block(p, iLevel, jNext, "is missing");
+      rc = jNext < pL->nBlock ? ckst_absent_block(p, iLevel, jNext) : SQLITE_OK;
     } else if (rc != SQLITE_OK && rc != SQLITE_CORRUPT_VTAB &&
                rc != SQLITE_NOMEM) {
       rc = ckst_sqlerr(p, rc);
@@ -143,18 +151,21 @@ int ckst_level_image(ckstore *p, int iLevel) {
   }
   if (rc != SQLITE_OK) {
     sqlite3_free(aImg);
+    sqlite3_free(aHave);
     return rc;
   }
   /* From here on nothing can fail. */
   for (j = 0; j < pL->nBlock; j++) {
     ckst_block *b = ckst_cache_find(p, CKST_ID(iLevel, j));
     uint8_t *a = aData + j * pL->nBytes;
+    int bAbsent = !aHave[j];
     if (b) {
       memcpy(a, b->a, pL->nBytes);
     } else {
       b = &aHead[j];
       b->id = CKST_ID(iLevel, j);
       b->bDirty = 0;
+      b->bAbsent = bAbsent;
       b->nBytes = pL->nBytes;
       b->iImg = iLevel + 1;
       ckst_cache_put(p, b);
@@ -162,6 +173,7 @@ int ckst_level_image(ckstore *p, int iLevel) {
     }
     b->a = a;
   }
+  sqlite3_free(aHave);
   p->nCacheBytes += nAll;
   pL->aImg = aImg;
   return SQLITE_OK;
@@ -201,7 +213,7 @@ int ckst_block_load(ckstore *p, int iLevel, uint64_t j, ckst_block **ppB) {
     b->nBytes = nBytes;
     b->iImg = 0;
     b->a = (uint8_t *)(b + 1);
-    rc = ckst_read_block(p, iLevel, j, b->a, nBytes);
+    rc = ckst_read_block(p, iLevel, j, b->a, nBytes, &b->bAbsent);
     if (rc != SQLITE_OK) {
       sqlite3_free(b);
       return rc;
@@ -323,11 +335,12 @@ int ckst_grow(ckstore *p) {
 ** there is one (it may hold changes not yet flushed), else the row. */
 static int ckst_copy_block(ckstore *p, int iLevel, uint64_t j, uint8_t *a) {
   ckst_block *b = ckst_cache_find(p, CKST_ID(iLevel, j));
+  int bAbsent;
   if (b) {
     memcpy(a, b->a, b->nBytes);
     return SQLITE_OK;
   }
-  return ckst_read_block(p, iLevel, j, a, p->aLevel[iLevel].nBytes);
+  return ckst_read_block(p, iLevel, j, a, p->aLevel[iLevel].nBytes, &bAbsent);
 }
 
 /* True if a[] has only zero bits from bit iBit on (n bytes in all). */

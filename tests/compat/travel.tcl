@@ -12,7 +12,9 @@
 # of each DB: the ordinary and the cuckoo integrity checks pass, every
 # filter BLOB is byte-identical to the one this version computes from the
 # same SQL, every level exports the writer's bytes, every item is found;
-# then it grows the table further and checks again after reopening.
+# then it grows the table further and checks again after reopening (a
+# table keeps its shadow-table format: tests/compat/format1.db, written by
+# the last build of format 1, stays format 1).
 # Prints one line per check that fails, a line per DB, and
 # "travel: N passed, N failed".  Uses the Tcl interface the suite uses
 # (CUCKOO_TCLSQLITE, else package require sqlite3) and CUCKOO_EXT.
@@ -110,7 +112,8 @@ proc check_db {file} {
   file copy $file $copy
   open_ext db $copy
   set writer [db one {SELECT v FROM meta WHERE k = 'sqlite_version'}]
-  set ::label "written by $writer, read by [db one {SELECT sqlite_version()}]"
+  set format [db one {SELECT v FROM grown_config WHERE k = 'version'}]
+  set ::label "written by $writer (format $format), read by [db one {SELECT sqlite_version()}]"
   set f0 $::nFail
   ok "PRAGMA integrity_check" [expr {[db eval {PRAGMA integrity_check}] eq "ok"}]
   ok "cuckoo_check" [expr {[db one {SELECT cuckoo_check('grown')}] eq "ok"}]
@@ -140,11 +143,13 @@ proc check_db {file} {
   ok "integrity_check after writing" \
       [expr {[db eval {PRAGMA integrity_check}] eq "ok"}]
   lookups 4500
+  ok "format $format kept after writing" \
+      [expr {[db one {SELECT v FROM grown_config WHERE k = 'version'}] == $format}]
   ok "written filter" [expr {[db one {SELECT cuckoo_contains(f, 'more')
                                       FROM filters WHERE name = 'agg'}] == 1}]
   db close
   file delete -force $copy
-  puts [format "travel: %-40s %s" $::label \
+  puts [format "travel: %-52s %s" $::label \
             [expr {$::nFail == $f0 ? "ok" : "FAILED"}]]
 }
 

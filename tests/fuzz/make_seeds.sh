@@ -57,6 +57,10 @@ s tpl2-full-b2       '\002\377'
 s tpl3-b8-copies     '\003\377'
 s config-cookie-max  '\000\001\000\011\000\214\377'
 s config-version-2   '\000\001\000\000\000\022\377'
+# format 1 (every block has its row, so an absent one is missing), and
+# a newer format than this build reads
+s config-version-1   '\000\001\000\000\000\021\377'
+s config-version-3   '\000\001\000\000\000\023\377'
 s config-deleted     '\000\001\001\001\002\377'
 s levels-count       '\000\001\002\001\010\000\050\377'
 s levels-row-deleted '\003\001\004\001\000\001\377'

@@ -220,6 +220,10 @@ def main():
     db.execute("CREATE VIRTUAL TABLE m USING cuckoo(capacity=1000000, "
                "error_rate=0.001)")
     db.commit()
+    # a new table stores one block: the million items reach them all
+    db.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
+               "FROM n WHERE i < 1000000) INSERT INTO m SELECT i FROM n")
+    db.commit()
     bytes_, nblock = db.execute(
         "SELECT json_extract(cuckoo_table_info('m'), '$.bytes'),"
         " json_extract(cuckoo_table_info('m'), '$.blocks')").fetchone()
