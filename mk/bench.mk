@@ -10,7 +10,7 @@
 # BENCH_ONLY=lookup runs only its two lookup measures (the core's
 # single-item lookup, cuckoo_contains), BENCH_ONLY=bulk only the bulk loads.
 
-.PHONY: bench bench-targets bench-probe bench-before bench-tools figure
+.PHONY: bench bench-targets bench-probe bench-stream bench-before bench-tools figure
 
 ## bench: every benchmark of tests/bench, each printed as a table
 bench: deps cuckoo.so
@@ -28,6 +28,17 @@ bench-targets: deps cuckoo.so
 ## bench-probe: probing a stored filter, every form against the bound filter
 bench-probe: deps cuckoo.so
 	$(MAKE) -C tests/bench probe
+
+# De-duplicating a stream with one commit per batch
+# (tests/bench/stream_bench.c): 5*10^6 random TEXT items in batches of
+# 10^4, INSERT OR IGNORE, into a cuckoo table sized for them, one of the
+# default capacity and a TEXT PRIMARY KEY table, in rollback-journal and
+# WAL mode: time and bytes written per commit
+# (docs/benchmarks.md#streaming-into-a-table).  About 10 minutes on a
+# loaded 2-core machine; BENCH_SCALE=50 is a quick run.
+## bench-stream: a stream of small commits into cuckoo tables and a TEXT PRIMARY KEY table
+bench-stream: deps cuckoo.so
+	$(MAKE) -C tests/bench stream
 
 # The bulk load built from ext/ of another commit and from the working
 # tree, run alternately in one session (tests/bench/before.sh,
