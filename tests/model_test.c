@@ -975,6 +975,11 @@ typedef struct vsub {
   char zFile[512];
   sqlite3 *db;
   mset m;
+  /* ever: the copies of each item ever added to this table and not rolled
+  ** back (deletes do not lower it).  A DELETE can leave a copy in place
+  ** (docs/virtual-table.md#growth), so this bounds the copies of an
+  ** item the table can hold, where m gives the live ones. */
+  mset ever;
   undo *aUndo;
   uint64_t nUndo, nUndoAlloc;
   int depth;          /* 0: autocommit; 1: BEGIN; k > 1: k-1 savepoints */
@@ -991,6 +996,8 @@ typedef struct vsub {
   uint64_t nTable, nReopen, nRollback, nRollbackTo, nCommit, nCheck, nExport,
       nLeftover, nRefused, nSweep, nDb2, maxLevels;
   uint64_t nRefusedHere; /* refusals by the current table */
+  uint64_t nOrStmt, nOrDup, nBulkDup, nFailMid, nRun, nRunBack, nTooMany,
+      nTooManyShared, nAmbiguous;
 } vsub;
 
 static void v_prepare(vsub *V) {
@@ -1082,8 +1089,21 @@ static void v_recreate(vsub *V) {
            ** times) */
            aCache[growth && chance(0.2) ? rnd_below(2) : 2 + rnd_below(3)]);
   tl_exec(V->db, zSql);
+  /* For v_fail_mid(): each row inserted into lg inserts its item into t,
+  ** then reads it back within the same statement (rd), then fails when
+  ** it is the row stopat names. */
+  tl_exec(V->db,
+          "CREATE TABLE lg(i INTEGER); CREATE TABLE rd(i INTEGER, found);"
+          "CREATE TABLE stopat(v INTEGER); INSERT INTO stopat VALUES (-1);"
+          "CREATE TRIGGER lg_ins AFTER INSERT ON lg BEGIN "
+          "INSERT INTO t(item) VALUES (" ITEM_SQL("new.i") ");"
+          "INSERT INTO rd SELECT new.i, (SELECT count(*) FROM t WHERE item = "
+          ITEM_SQL("new.i") ");"
+          "SELECT RAISE(ABORT, 'stopped at this row') "
+          "WHERE new.i = (SELECT v FROM stopat); END");
   v_prepare(V);
   mset_clear(&V->m);
+  mset_clear(&V->ever);
   V->nUndo = 0;
   V->depth = 0;
   V->base = rnd_below((uint64_t)1 << 40);
@@ -1097,6 +1117,7 @@ static void v_init(vsub *V, const char *zDir) {
   memset(V, 0, sizeof(*V));
   snprintf(V->zFile, sizeof(V->zFile), "%s/model.db", zDir);
   mset_init(&V->m);
+  mset_init(&V->ever);
   v_recreate(V);
 }
 
@@ -1112,6 +1133,7 @@ static void v_change(vsub *V, uint64_t id, int64_t delta) {
     V->nUndo++;
   }
   mset_add(&V->m, id, delta);
+  if (delta > 0) mset_add(&V->ever, id, delta);
 }
 
 /* Lookup: 1 found, 0 not, -1 error. */
@@ -1131,20 +1153,138 @@ static void v_expect_found(vsub *V, uint64_t id, const char *zWhen) {
              (unsigned long long)id, (long long)mset_get(&V->m, id), zWhen);
 }
 
-/* Run a write statement; 1 done, 0 documented refusal, -1 other error. */
-static int v_write(vsub *V, sqlite3_stmt *s, const char *zWhat) {
+/* Copies of aId[0..nId) equal to id (the failing statement's rows). */
+static int64_t n_in(const uint64_t *aId, int nId, uint64_t id) {
+  int i;
+  int64_t n = 0;
+  for (i = 0; i < nId; i++)
+    n += aId[i] == id;
+  return n;
+}
+
+/*
+** Is a "too many copies" refusal of a statement whose rows are
+** aId[0..nId) one the model allows?  The table refuses when the newest
+** level's two buckets for the item are full of its fingerprint
+** (docs/virtual-table.md: "at most N copies" in the message; an older
+** level passes the copy on).  Those N copies belong to the item or to
+** items that share its fingerprint and bucket pair on that level, which
+** the model computes from the exported level with the core's
+** cf_key_from().  Bound: for some item x of the statement, the copies
+** ever added (and not rolled back) of x and of every item sharing its
+** pair, plus their rows in the statement, reach N.  "Ever added" and not
+** the live count, because a DELETE can leave a copy in place.  The pair
+** is read after the statement was undone: when the statement itself grew
+** the table, the refusing level is gone, so only x's own copies count
+** then (sharing a pair on that fresh level would need N copies of
+** sharers from one statement).  For a one-row statement the level is the
+** one that refused, and it must indeed hold N copies of the fingerprint
+** in the pair.  Returns 1 if allowed.
+*/
+static int v_too_many_ok(vsub *V, const char *zErr, const uint64_t *aId,
+                         int nId) {
+  const char *z = strstr(zErr, "at most ");
+  unsigned long nLimit;
+  int i, j, ok = 0;
+  sqlite3_stmt *s;
+  if (z == 0 || nId == 0) return 0;
+  nLimit = strtoul(z + 8, 0, 10);
+  if (nLimit == 0) return 0;
+  for (i = 0; i < nId; i++) {
+    if (mset_get(&V->ever, aId[i]) + n_in(aId, nId, aId[i]) >=
+        (int64_t)nLimit) {
+      V->nTooMany++;
+      if (nId > 1) return 1;
+      ok = 1; /* still check the table's claim below */
+    }
+  }
+  /* the newest level, as a filter BLOB */
+  s = tl_prep(V->db, "SELECT cuckoo_export('main', 't', (SELECT "
+                     "json_extract(cuckoo_table_info('t'), '$.levels') - 1))");
+  if (sqlite3_step(s) == SQLITE_ROW) {
+    cf_filter cf;
+    int n = sqlite3_column_bytes(s, 0);
+    uint8_t *a = xalloc(0, (size_t)n + 8);
+    const char *zWhy = 0;
+    memcpy(a, sqlite3_column_blob(s, 0), (size_t)n);
+    if (cf_open(&cf, a, (size_t)n, &zWhy) != CF_OK) {
+      fail(P_ERRORS, "export of the newest level does not open: %s",
+           zWhy ? zWhy : "?");
+      free(a);
+      sqlite3_finalize(s);
+      return 1;
+    }
+    for (i = 0; i < nId && !(ok && nId > 1); i++) {
+      cf_key kx = cf_key_from(&cf.p, item_hash(V->seed, aId[i]));
+      uint32_t x2 = cf_alt_bucket(cf.p.nbuckets, kx.i1, kx.fp);
+      int64_t nBound = 0;
+      uint64_t k;
+      if (nId == 1) {
+        unsigned c = cf_copies(&cf, kx);
+        PROP_CHECK(P_ERRORS, c == nLimit,
+                   "item %llu refused as too many copies (at most %lu), but "
+                   "the newest level holds %u copies of its fingerprint in "
+                   "its buckets",
+                   (unsigned long long)aId[i], nLimit, c);
+        if (ok) break;
+      }
+      for (k = 0; k < V->ever.nList; k++) {
+        uint64_t y = V->ever.aList[k];
+        cf_key ky = cf_key_from(&cf.p, item_hash(V->seed, y));
+        if (ky.fp == kx.fp && (ky.i1 == kx.i1 || ky.i1 == x2))
+          nBound += mset_get(&V->ever, y) + n_in(aId, nId, y);
+      }
+      for (j = 0; j < nId; j++) { /* the statement's new items */
+        cf_key ky = cf_key_from(&cf.p, item_hash(V->seed, aId[j]));
+        if (mset_get(&V->ever, aId[j]) == 0 &&
+            n_in(aId, j, aId[j]) == 0 && ky.fp == kx.fp &&
+            (ky.i1 == kx.i1 || ky.i1 == x2))
+          nBound += n_in(aId, nId, aId[j]);
+      }
+      if (nBound >= (int64_t)nLimit) {
+        V->nTooManyShared++;
+        ok = 1;
+      }
+    }
+    free(a);
+  } else {
+    fail(P_ERRORS, "export of the newest level: %s", sqlite3_errmsg(V->db));
+    ok = 1;
+  }
+  sqlite3_finalize(s);
+  return ok;
+}
+
+/* Run a write statement whose rows are aId[0..nId); 1 done, 0 documented
+** refusal, -1 other error.  A "too many copies" refusal is documented only
+** when v_too_many_ok() allows it. */
+static int v_write(vsub *V, sqlite3_stmt *s, const char *zWhat,
+                   const uint64_t *aId, int nId) {
   int rc = sqlite3_step(s), r;
   if (rc == SQLITE_DONE) {
     r = 1;
   } else {
-    const char *zErr = sqlite3_errmsg(V->db);
+    char *zErr = sqlite3_mprintf("%s", sqlite3_errmsg(V->db));
+    int ext = sqlite3_extended_errcode(V->db);
+    done(s);
     r = allowed_refusal(zErr) && strstr(zErr, "cuckoo table t") ? 0 : -1;
-    PROP_CHECK(P_ERRORS, r == 0, "%s: unexpected error %d: %s", zWhat,
-               sqlite3_extended_errcode(V->db), zErr);
+    if (r == 0 && strstr(zErr, "too many copies") &&
+        !v_too_many_ok(V, zErr, aId, nId)) {
+      r = -1;
+      fail(P_ERRORS,
+           "%s: refused as too many copies, but no item of the statement "
+           "(first %llu, %d rows) can have that many (with the items "
+           "sharing its fingerprint and buckets): %s",
+           zWhat, nId ? (unsigned long long)aId[0] : 0ULL, nId, zErr);
+    } else {
+      PROP_CHECK(P_ERRORS, r == 0, "%s: unexpected error %d: %s", zWhat, ext,
+                 zErr);
+    }
     if (r == 0) {
       V->nRefused++;
       V->nRefusedHere++;
     }
+    sqlite3_free(zErr);
   }
   done(s);
   return r;
@@ -1163,7 +1303,7 @@ static void v_insert(vsub *V, int nItem) {
     aId[i] = v_pick_add(V);
     item_bind(s, i + 1, aId[i], aId[i] % 5 == 0 && chance(0.3));
   }
-  r = v_write(V, s, "INSERT");
+  r = v_write(V, s, "INSERT", aId, nItem);
   if (r == 1) {
     for (i = 0; i < nItem; i++)
       v_change(V, aId[i], 1);
@@ -1179,7 +1319,7 @@ static void v_insert_ignore(vsub *V) {
   uint64_t id = v_pick_add(V);
   int before = v_found(V, id), r, n;
   item_bind(V->sInsIgnore, 1, id, 0);
-  r = v_write(V, V->sInsIgnore, "INSERT OR IGNORE");
+  r = v_write(V, V->sInsIgnore, "INSERT OR IGNORE", &id, 1);
   if (r != 1 || before < 0) return;
   n = sqlite3_changes(V->db);
   PROP_CHECK(P_VTAB_MIRROR, n == !before,
@@ -1196,7 +1336,7 @@ static void v_delete(vsub *V) {
   if (V->m.nList == 0) return;
   id = mset_random(&V->m);
   item_bind(V->sDel, 1, id, id % 5 == 0 && chance(0.3));
-  r = v_write(V, V->sDel, "DELETE");
+  r = v_write(V, V->sDel, "DELETE", &id, 1);
   if (r != 1) return;
   n = sqlite3_changes(V->db);
   PROP_CHECK(P_VTAB_MIRROR, n == 1, "DELETE of present item %llu: changes() %d",
@@ -1218,7 +1358,7 @@ static void v_update(vsub *V) {
   if (idNew == idOld) return;
   item_bind(V->sUpd, 1, idOld, 0);
   item_bind(V->sUpd, 2, idNew, 0);
-  r = v_write(V, V->sUpd, "UPDATE");
+  r = v_write(V, V->sUpd, "UPDATE", &idNew, 1);
   if (r == 1) {
     v_change(V, idOld, -1);
     v_change(V, idNew, 1);
@@ -1229,13 +1369,366 @@ static void v_update(vsub *V) {
 
 static void v_bulk(vsub *V) {
   uint64_t lo = V->base + rnd_below(V->pool), k = 1 + rnd_below(400), i;
+  uint64_t aId[400];
+  for (i = 0; i < k; i++)
+    aId[i] = lo + i;
   sqlite3_bind_int64(V->sBulk, 1, (sqlite3_int64)lo);
   sqlite3_bind_int64(V->sBulk, 2, (sqlite3_int64)k);
-  if (v_write(V, V->sBulk, "INSERT ... SELECT") == 1) {
+  if (v_write(V, V->sBulk, "INSERT ... SELECT", aId, (int)k) == 1) {
     for (i = 0; i < k; i++)
       v_change(V, lo + i, 1);
   }
   if (mset_get(&V->m, lo) > 0) v_expect_found(V, lo, "after INSERT ... SELECT");
+}
+
+static int64_t v_table_count(vsub *V);
+static void v_undo_to(vsub *V, uint64_t pos);
+
+/* Items of a statement, with repeats: mostly a few ids drawn again. */
+static void v_pick_dups(vsub *V, uint64_t *aId, int n) {
+  uint64_t a = v_pick_add(V), b = chance(0.5) ? v_pick_add(V) : a;
+  int i;
+  for (i = 0; i < n; i++)
+    aId[i] = chance(0.4) ? a : chance(0.5) ? b : v_pick_add(V);
+}
+
+/* The distinct items of aId[0..n) no lookup finds now, in aNew; returns
+** their number, or -1 if a lookup failed. */
+static int v_absent_before(vsub *V, const uint64_t *aId, int n,
+                           uint64_t *aNew) {
+  int i, nNew = 0;
+  for (i = 0; i < n; i++) {
+    int r;
+    if (n_in(aId, i, aId[i])) continue;
+    r = v_found(V, aId[i]);
+    if (r < 0) return -1;
+    if (r == 0) aNew[nNew++] = aId[i];
+  }
+  return nNew;
+}
+
+/*
+** INSERT OR IGNORE / OR REPLACE of 1-4 rows (VALUES or INSERT ... SELECT
+** over VALUES), with repeated items.  Either adds an item only when it is
+** not (probably) present, rows in statement order, so the table stores at
+** most one copy of each item no lookup found just before, and nothing
+** else; every row is found afterwards.  changes(): OR REPLACE counts
+** every row (docs/virtual-table.md), OR IGNORE the copies stored, which
+** the table's count(*) (read before and after, half of the time for
+** OR IGNORE) shows.  When fewer were stored than the lookups predict, an
+** earlier row of the statement made a later one a false positive: the
+** model then adds none of them (what the table holds beyond the model is
+** allowed: property 2 asks only count >= model).
+*/
+static void v_or_insert(vsub *V) {
+  uint64_t aId[4], aNew[4];
+  int bReplace = chance(0.4), nRow = 1 + (int)rnd_below(4);
+  int bSelect = chance(0.5), bCount = bReplace || chance(0.5), nNew, i, r, n;
+  int64_t c0 = -1, c1 = -1, nAdded;
+  char zSql[200];
+  sqlite3_stmt *s;
+  v_pick_dups(V, aId, nRow);
+  nNew = v_absent_before(V, aId, nRow, aNew);
+  if (nNew < 0) return;
+  if (bCount) c0 = v_table_count(V);
+  snprintf(zSql, sizeof(zSql), "INSERT OR %s INTO t(item) %s(?1)%s%s%s%s",
+           bReplace ? "REPLACE" : "IGNORE",
+           bSelect ? "SELECT column1 FROM (VALUES " : "VALUES ",
+           nRow > 1 ? ", (?2)" : "", nRow > 2 ? ", (?3)" : "",
+           nRow > 3 ? ", (?4)" : "", bSelect ? ")" : "");
+  s = tl_prep(V->db, zSql);
+  for (i = 0; i < nRow; i++)
+    item_bind(s, i + 1, aId[i], aId[i] % 5 == 0 && chance(0.3));
+  r = v_write(V, s, bReplace ? "INSERT OR REPLACE" : "INSERT OR IGNORE", aId,
+              nRow);
+  n = sqlite3_changes(V->db);
+  sqlite3_finalize(s);
+  V->nOrStmt++;
+  V->nOrDup += nRow > 1 && aId[0] == aId[1];
+  if (bCount) c1 = v_table_count(V);
+  if (r != 1) {
+    PROP_CHECK(P_ROLLBACK, c1 == c0,
+               "a refused INSERT OR %s changed the count from %lld to %lld",
+               bReplace ? "REPLACE" : "IGNORE", (long long)c0, (long long)c1);
+    return;
+  }
+  if (bReplace) {
+    PROP_CHECK(P_VTAB_MIRROR, n == nRow,
+               "INSERT OR REPLACE of %d rows: changes() %d", nRow, n);
+  }
+  nAdded = bCount ? c1 - c0 : n;
+  if (bCount && !bReplace) {
+    PROP_CHECK(P_VTAB_MIRROR, n == nAdded,
+               "INSERT OR IGNORE: changes() %d, but the count grew by %lld", n,
+               (long long)nAdded);
+  }
+  PROP_CHECK(P_VTAB_MIRROR, nAdded >= 0 && nAdded <= nNew,
+             "INSERT OR %s of %d rows, %d distinct items absent before: %lld "
+             "stored",
+             bReplace ? "REPLACE" : "IGNORE", nRow, nNew, (long long)nAdded);
+  if (nAdded == nNew) {
+    for (i = 0; i < nNew; i++)
+      v_change(V, aNew[i], 1);
+  } else {
+    V->nAmbiguous++;
+  }
+  for (i = 0; i < nRow; i++) {
+    if (n_in(aId, i, aId[i]) == 0) {
+      int f = v_found(V, aId[i]);
+      PROP_CHECK(P_NO_FALSE_NEG, f == 1,
+                 "item %llu of an INSERT OR %s not found after it",
+                 (unsigned long long)aId[i], bReplace ? "REPLACE" : "IGNORE");
+    }
+  }
+}
+
+/*
+** INSERT [OR IGNORE | OR REPLACE] INTO t SELECT over k rows cycling
+** through m items (repeated items in one statement, in statement order).
+** Plain: changes() is k, each row a copy, or the statement is refused as
+** a whole (too many copies: up to 60 rows of one item); the others as in
+** v_or_insert().
+*/
+static void v_bulk_dup(vsub *V) {
+  uint64_t aId[60], aNew[60], lo = V->base + rnd_below(V->pool);
+  int k = 2 + (int)rnd_below(59), m = 1 + (int)rnd_below(8), i, r, n, nNew = 0;
+  int mode = (int)rnd_below(3); /* 0 plain, 1 OR IGNORE, 2 OR REPLACE */
+  int64_t c0, c1;
+  sqlite3_stmt *s;
+#define BULK_DUP(zOr)                                                          \
+  RANGE_CTE "INSERT " zOr " INTO t(item) SELECT " ITEM_SQL("(?3 + (i % ?4))")  \
+      " FROM r"
+  static const char *azSql[3] = {BULK_DUP(""), BULK_DUP("OR IGNORE"),
+                                 BULK_DUP("OR REPLACE")};
+  for (i = 0; i < k; i++)
+    aId[i] = lo + (uint64_t)(i % m);
+  if (mode) {
+    nNew = v_absent_before(V, aId, k, aNew);
+    if (nNew < 0) return;
+  }
+  c0 = v_table_count(V);
+  s = tl_prep(V->db, azSql[mode]);
+  sqlite3_bind_int64(s, 1, 0);
+  sqlite3_bind_int64(s, 2, k);
+  sqlite3_bind_int64(s, 3, (sqlite3_int64)lo);
+  sqlite3_bind_int64(s, 4, m);
+  r = v_write(V, s, "INSERT ... SELECT with repeated items", aId, k);
+  n = sqlite3_changes(V->db);
+  sqlite3_finalize(s);
+  c1 = v_table_count(V);
+  V->nBulkDup++;
+  if (r != 1) {
+    PROP_CHECK(P_ROLLBACK, c1 == c0,
+               "a refused INSERT ... SELECT changed the count from %lld to "
+               "%lld",
+               (long long)c0, (long long)c1);
+    return;
+  }
+  if (mode == 0) {
+    PROP_CHECK(P_VTAB_MIRROR, n == k && c1 - c0 == k,
+               "INSERT ... SELECT of %d rows: changes() %d, count grew by %lld",
+               k, n, (long long)(c1 - c0));
+    for (i = 0; i < k; i++)
+      v_change(V, aId[i], 1);
+  } else {
+    PROP_CHECK(P_VTAB_MIRROR,
+               (mode == 2 ? n == k : n == c1 - c0) && c1 - c0 >= 0 &&
+                   c1 - c0 <= nNew,
+               "INSERT OR %s ... SELECT of %d rows (%d items absent before): "
+               "changes() %d, count grew by %lld",
+               mode == 1 ? "IGNORE" : "REPLACE", k, nNew, n,
+               (long long)(c1 - c0));
+    if (c1 - c0 == nNew) {
+      for (i = 0; i < nNew; i++)
+        v_change(V, aNew[i], 1);
+    } else {
+      V->nAmbiguous++;
+    }
+  }
+  for (i = 0; i < m && i < k; i++)
+    if (mset_get(&V->m, aId[i]) > 0) v_expect_found(V, aId[i], "after "
+                                                    "INSERT ... SELECT with "
+                                                    "repeated items");
+}
+
+static void v_begin(vsub *V) {
+  tl_exec(V->db, "BEGIN");
+  V->depth = 1;
+  V->nUndo = 0;
+}
+
+/* The transaction's latest inserts (up to 8) that the model holds must
+** still be found: a failed statement undoes only itself. */
+static void v_check_recent(vsub *V, const char *zWhen) {
+  uint64_t i;
+  int n = 0;
+  for (i = V->nUndo; i > 0 && n < 8; i--) {
+    const undo *u = &V->aUndo[i - 1];
+    if (u->delta > 0 && mset_get(&V->m, u->id) > 0) {
+      v_expect_found(V, u->id, zWhen);
+      n++;
+    }
+  }
+}
+
+/*
+** A statement that fails midway, mostly inside a transaction: INSERT INTO
+** lg of k rows whose trigger inserts each into t, reads it back in the
+** same statement, and RAISEs on row j; an INSERT ... SELECT whose
+** function fails on row j (integer overflow); or 17 to 40 copies of one
+** item (too many copies, unless earlier levels take some).  A failed
+** statement leaves the table's count as it was, the model unchanged, and
+** the transaction's earlier inserts found; a statement that runs to the
+** end stored every row, each found by the reads inside it.
+*/
+static void v_fail_mid(vsub *V) {
+  uint64_t aId[40], lo = V->base + rnd_below(V->pool);
+  int kind = (int)rnd_below(3), k = 1 + (int)rnd_below(40), i, r;
+  int64_t j = -1, c0, c1;
+  sqlite3_stmt *s;
+  const char *zWant;
+  char *zErr = 0;
+  if (V->depth == 0 && chance(0.8)) v_begin(V);
+  if (kind == 2) {
+    k = 17 + (int)rnd_below(24);
+    for (i = 0; i < k; i++)
+      aId[i] = lo;
+  } else {
+    for (i = 0; i < k; i++)
+      aId[i] = lo + (uint64_t)i;
+    if (chance(0.7)) j = (int64_t)(lo + rnd_below((uint64_t)k));
+  }
+  c0 = v_table_count(V);
+  if (kind == 0) {
+    s = tl_prep(V->db, "UPDATE stopat SET v = ?1");
+    sqlite3_bind_int64(s, 1, j);
+    sqlite3_step(s);
+    sqlite3_finalize(s);
+    tl_exec(V->db, "DELETE FROM rd");
+    s = tl_prep(V->db, RANGE_CTE "INSERT INTO lg SELECT i FROM r");
+    zWant = "stopped at this row";
+  } else if (kind == 1) {
+    s = tl_prep(V->db, RANGE_CTE
+                "INSERT INTO t(item) SELECT CASE WHEN i = ?3 THEN "
+                "abs(-9223372036854775807 - 1) ELSE " ITEM_SQL("i") " END "
+                "FROM r");
+    sqlite3_bind_int64(s, 3, j);
+    zWant = "integer overflow";
+  } else {
+    s = tl_prep(V->db, RANGE_CTE "INSERT INTO t(item) SELECT " ITEM_SQL(
+                           "?1 + 0 * i") " FROM r");
+    zWant = "too many copies";
+  }
+  sqlite3_bind_int64(s, 1, (sqlite3_int64)lo);
+  sqlite3_bind_int64(s, 2, k);
+  r = sqlite3_step(s);
+  if (r != SQLITE_DONE)
+    zErr = sqlite3_mprintf("%s", sqlite3_errmsg(V->db));
+  sqlite3_finalize(s);
+  V->nFailMid++;
+  c1 = v_table_count(V);
+  if (r == SQLITE_DONE) {
+    PROP_CHECK(P_VTAB_MIRROR, j < 0 && c1 - c0 == k,
+               "a statement of %d rows (kind %d, failing row %lld) ran to "
+               "the end; the count grew by %lld",
+               k, kind, (long long)j, (long long)(c1 - c0));
+    for (i = 0; i < k; i++)
+      v_change(V, aId[i], 1);
+    if (kind == 0) {
+      int64_t nBad =
+          one_int(V->db, "SELECT count(*) FROM rd WHERE found IS NOT 1");
+      int64_t nRd = one_int(V->db, "SELECT count(*) FROM rd");
+      PROP_CHECK(P_NO_FALSE_NEG, nBad == 0 && nRd == k,
+                 "reads inside the inserting statement: %lld of %lld rows "
+                 "did not find the item just inserted",
+                 (long long)nBad, (long long)nRd);
+    }
+    v_expect_found(V, lo, "after a statement that ran to the end");
+  } else {
+    int bOk = strstr(zErr, zWant) != 0;
+    if (!bOk && strstr(zErr, "cuckoo table t") && allowed_refusal(zErr)) {
+      /* a row met a full table (growth off) or too many copies */
+      bOk = !strstr(zErr, "too many copies") ||
+            v_too_many_ok(V, zErr, aId, k);
+    } else if (bOk && kind == 2) {
+      bOk = v_too_many_ok(V, zErr, aId, k);
+    }
+    PROP_CHECK(P_ERRORS, bOk,
+               "statement of %d rows (kind %d, failing row %lld): error %s",
+               k, kind, (long long)j, zErr);
+    PROP_CHECK(P_ROLLBACK, c1 == c0,
+               "a statement that failed midway (%s) changed the count from "
+               "%lld to %lld",
+               zErr, (long long)c0, (long long)c1);
+    if (kind == 0) {
+      PROP_CHECK(P_ROLLBACK, one_int(V->db, "SELECT count(*) FROM rd") == 0,
+                 "a failed statement left rows of its trigger");
+    }
+    v_check_recent(V, "after a failed statement in the transaction");
+  }
+  sqlite3_free(zErr);
+}
+
+/* One single-row INSERT of a run; returns 1 if it stored the copy. */
+static int v_run_insert(vsub *V, uint64_t id) {
+  item_bind(V->sIns1, 1, id, id % 5 == 0 && chance(0.3));
+  if (v_write(V, V->sIns1, "INSERT (run)", &id, 1) != 1) return 0;
+  v_change(V, id, 1);
+  return 1;
+}
+
+/*
+** A run of single-row INSERTs with no read between them, a SAVEPOINT in
+** the middle of the run, then ROLLBACK TO it (60%) or not, more inserts,
+** RELEASE.  The table's count afterwards is exactly what it was before the
+** run plus the inserts kept (read before the run half of the time, so
+** that nothing reads the table during the run); every kept item is found.
+*/
+static void v_run(vsub *V) {
+  uint64_t aId[80], pos;
+  int n1 = (int)rnd_below(30), n2 = 1 + (int)rnd_below(30),
+      n3 = (int)rnd_below(10), i, nKept = 0, nBack = chance(0.6);
+  int bCount = chance(0.5), nId = 0;
+  int64_t c0 = -1, c1;
+  if (V->depth == 0) v_begin(V);
+  if (bCount) c0 = v_table_count(V);
+  for (i = 0; i < n1; i++) {
+    aId[nId] = v_pick_add(V);
+    nKept += v_run_insert(V, aId[nId++]);
+  }
+  tl_exec(V->db, "SAVEPOINT run");
+  pos = V->nUndo;
+  for (i = 0; i < n2; i++) {
+    uint64_t id = chance(0.3) && nId ? aId[rnd_below((uint64_t)nId)]
+                                     : v_pick_add(V);
+    int k = v_run_insert(V, id);
+    if (!nBack) {
+      aId[nId++] = id;
+      nKept += k;
+    }
+  }
+  if (nBack) {
+    tl_exec(V->db, "ROLLBACK TO run");
+    v_undo_to(V, pos);
+    V->nRunBack++;
+  }
+  for (i = 0; i < n3; i++) {
+    aId[nId] = v_pick_add(V);
+    nKept += v_run_insert(V, aId[nId++]);
+  }
+  tl_exec(V->db, "RELEASE run");
+  V->nRun++;
+  if (bCount) {
+    c1 = v_table_count(V);
+    PROP_CHECK(P_ROLLBACK, c1 == c0 + nKept,
+               "a run of inserts with a savepoint (%s): count %lld, expected "
+               "%lld + %d kept",
+               nBack ? "rolled back to" : "released", (long long)c1,
+               (long long)c0, nKept);
+  }
+  for (i = 0; i < nId; i++)
+    if (mset_get(&V->m, aId[i]) > 0)
+      v_expect_found(V, aId[i], "after a run of inserts with a savepoint");
 }
 
 static void v_lookup_in(vsub *V) {
@@ -1309,6 +1802,7 @@ static void v_undo_to(vsub *V, uint64_t pos) {
   for (i = V->nUndo; i > pos; i--) {
     const undo *u = &V->aUndo[i - 1];
     mset_add(&V->m, u->id, -u->delta);
+    if (u->delta > 0) mset_add(&V->ever, u->id, -u->delta);
     if (u->delta < 0 && nBack < 16) aBack[nBack++] = u->id;
   }
   V->nUndo = pos;
@@ -1440,8 +1934,16 @@ static void v_step(vsub *V) {
     if (step1(s) == SQLITE_ROW) V->expectedFpr = sqlite3_column_double(s, 0);
     done(s);
   }
-  if (r < 4300) {
+  if (r < 4100) {
     v_probe(V);
+  } else if (r < 4240) {
+    v_or_insert(V);
+  } else if (r < 4260) {
+    v_bulk_dup(V);
+  } else if (r < 4285) {
+    v_fail_mid(V);
+  } else if (r < 4300) {
+    v_run(V);
   } else if (r < 6300) {
     v_insert(V, 1);
   } else if (r < 6600) {
@@ -1547,6 +2049,17 @@ static int run_model(uint64_t nOps, const char *zDir, const char *zOnly,
          (unsigned long long)V.nDb2, (unsigned long long)V.nCheck,
          (unsigned long long)V.nExport, (unsigned long long)V.nSweep,
          (unsigned long long)V.nRefused, (unsigned long long)V.nLeftover);
+  printf("tables: %llu INSERT OR IGNORE/REPLACE statements (%llu with a "
+         "repeated item, %llu storing fewer than the lookups predicted), %llu "
+         "INSERT ... SELECT with repeated items, %llu statements failing "
+         "midway or not, %llu runs of inserts with a savepoint (%llu rolled "
+         "back to), %llu too-many refusals by the item's own copies, %llu "
+         "by copies of items sharing its buckets\n",
+         (unsigned long long)V.nOrStmt, (unsigned long long)V.nOrDup,
+         (unsigned long long)V.nAmbiguous, (unsigned long long)V.nBulkDup,
+         (unsigned long long)V.nFailMid, (unsigned long long)V.nRun,
+         (unsigned long long)V.nRunBack, (unsigned long long)V.nTooMany,
+         (unsigned long long)V.nTooManyShared);
   fp_report("filters", &F.fp, P_FPR_F);
   fp_report("tables", &V.fp, P_FPR_V);
   for (k = 0; k < P_N; k++) {
@@ -1567,6 +2080,7 @@ static int run_model(uint64_t nOps, const char *zDir, const char *zOnly,
   f_close(&F);
   v_close(&V);
   mset_free(&V.m);
+  mset_free(&V.ever);
   free(V.aUndo);
   tl_nPass = nPass;
   tl_nFail = nFail;
