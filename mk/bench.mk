@@ -34,7 +34,7 @@ bench-probe: deps cuckoo.so
 # 10^4, INSERT OR IGNORE, into a cuckoo table sized for them, one of the
 # default capacity and a TEXT PRIMARY KEY table, in rollback-journal and
 # WAL mode: time and bytes written per commit
-# (docs/benchmarks.md#streaming-into-a-table).  About 10 minutes on a
+# (docs/benchmarks.md#streaming-into-a-table).  About 25 minutes on a
 # loaded 2-core machine; BENCH_SCALE=50 is a quick run.
 ## bench-stream: a stream of small commits into cuckoo tables and a TEXT PRIMARY KEY table
 bench-stream: deps cuckoo.so
