@@ -1090,15 +1090,16 @@ static void v_recreate(vsub *V) {
            aCache[growth && chance(0.2) ? rnd_below(2) : 2 + rnd_below(3)]);
   tl_exec(V->db, zSql);
   /* For v_fail_mid(): each row inserted into lg inserts its item into t,
-  ** then reads it back within the same statement (rd), then fails when
-  ** it is the row stopat names. */
+  ** then reads it back within the same statement (rd: a lookup and the
+  ** table's count), then fails when it is the row stopat names. */
   tl_exec(V->db,
-          "CREATE TABLE lg(i INTEGER); CREATE TABLE rd(i INTEGER, found);"
+          "CREATE TABLE lg(i INTEGER); CREATE TABLE rd(i INTEGER, found, cnt);"
           "CREATE TABLE stopat(v INTEGER); INSERT INTO stopat VALUES (-1);"
           "CREATE TRIGGER lg_ins AFTER INSERT ON lg BEGIN "
           "INSERT INTO t(item) VALUES (" ITEM_SQL("new.i") ");"
           "INSERT INTO rd SELECT new.i, (SELECT count(*) FROM t WHERE item = "
-          ITEM_SQL("new.i") ");"
+          ITEM_SQL("new.i") "), json_extract(cuckoo_table_info('t'), "
+          "'$.count');"
           "SELECT RAISE(ABORT, 'stopped at this row') "
           "WHERE new.i = (SELECT v FROM stopat); END");
   v_prepare(V);
@@ -1579,7 +1580,8 @@ static void v_check_recent(vsub *V, const char *zWhen) {
 ** item (too many copies, unless earlier levels take some).  A failed
 ** statement leaves the table's count as it was, the model unchanged, and
 ** the transaction's earlier inserts found; a statement that runs to the
-** end stored every row, each found by the reads inside it.
+** end stored every row, each found by the reads inside it, and the
+** count cuckoo_table_info() gave after row r is the count before plus r.
 */
 static void v_fail_mid(vsub *V) {
   uint64_t aId[40], lo = V->base + rnd_below(V->pool);
@@ -1638,9 +1640,19 @@ static void v_fail_mid(vsub *V) {
       int64_t nBad =
           one_int(V->db, "SELECT count(*) FROM rd WHERE found IS NOT 1");
       int64_t nRd = one_int(V->db, "SELECT count(*) FROM rd");
+      char zSql[120];
       PROP_CHECK(P_NO_FALSE_NEG, nBad == 0 && nRd == k,
                  "reads inside the inserting statement: %lld of %lld rows "
                  "did not find the item just inserted",
+                 (long long)nBad, (long long)nRd);
+      /* cuckoo_table_info's count after row r of the statement */
+      snprintf(zSql, sizeof(zSql),
+               "SELECT count(*) FROM rd WHERE cnt IS NOT %lld + rowid",
+               (long long)c0);
+      nBad = one_int(V->db, zSql);
+      PROP_CHECK(P_VTAB_MIRROR, nBad == 0,
+                 "cuckoo_table_info() inside the inserting statement: %lld "
+                 "of %lld rows did not count the rows inserted before",
                  (long long)nBad, (long long)nRd);
     }
     v_expect_found(V, lo, "after a statement that ran to the end");
