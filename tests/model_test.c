@@ -1297,7 +1297,7 @@ static uint64_t v_pick_add(vsub *V) {
 }
 
 static void v_insert(vsub *V, int nItem) {
-  uint64_t aId[3];
+  uint64_t aId[3] = {0, 0, 0};
   sqlite3_stmt *s = nItem == 1 ? V->sIns1 : V->sIns3;
   int i, r;
   for (i = 0; i < nItem; i++) {
