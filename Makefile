@@ -29,6 +29,11 @@ ATESTS  := $(patsubst tests/%.c,build/asan/%,$(wildcard tests/*_test.c))
 CTESTS  += build/core_nosimd_test
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer
+# The core's asserts (ext/cuckoo_core_int.h) are left out of the release
+# builds (cuckoo.so, libcuckoo.a; the amalgamation of make dist defines
+# NDEBUG itself) and kept in the test builds: build/check/cuckoo.so that
+# `make check` loads, the C tests, and everything `make asan` builds.
+RELFLAGS := -DNDEBUG
 # Building (make, make demo, make static, make install) needs only
 # BUILD_PKGS; the test targets install the rest.
 BUILD_PKGS := gcc make libsqlite3-dev libxxhash-dev sqlite3
@@ -48,6 +53,10 @@ all: cuckoo.so
 
 cuckoo.so: $(EXTSRC) $(EXTHDR)
 	@CC="$(CC)" sh dist/check-headers.sh
+	$(CC) $(CFLAGS) $(RELFLAGS) $(WARN) -fPIC -shared -fvisibility=hidden -o $@ $(EXTSRC) -lm
+
+build/check/cuckoo.so: $(EXTSRC) $(EXTHDR)
+	@mkdir -p build/check
 	$(CC) $(CFLAGS) $(WARN) -fPIC -shared -fvisibility=hidden -o $@ $(EXTSRC) -lm
 
 ## deps: the Debian packages the test targets need (dpkg -s, then apt-get)
@@ -143,9 +152,9 @@ help:
 	@echo
 	@echo "make test runs, in order: $(TEST_PARTS)"
 
-## check: the suite, optimized: tests/*.test and tests/*_test.c (short model and crash runs)
-check: deps cuckoo.so $(CTESTS)
-	tclsh tests/run.tcl --ext ./cuckoo.so $(CTESTS)
+## check: the suite, optimized, asserts on: tests/*.test and tests/*_test.c (short model and crash runs)
+check: deps cuckoo.so build/check/cuckoo.so $(CTESTS)
+	tclsh tests/run.tcl --ext ./build/check/cuckoo.so $(CTESTS)
 
 ## test-long: the long runs: model test (MODEL_OPS, MODEL_JOBS) and crash test (CRASH_KILLS)
 test-long: deps build/model_test build/crash_test
@@ -191,7 +200,7 @@ static: libcuckoo.a
 libcuckoo.a: $(EXTSRC) $(EXTHDR)
 	@CC="$(CC)" sh dist/check-headers.sh
 	@rm -rf build/static && mkdir -p build/static
-	cd build/static && $(CC) $(CFLAGS) $(WARN) -fvisibility=hidden \
+	cd build/static && $(CC) $(CFLAGS) $(RELFLAGS) $(WARN) -fvisibility=hidden \
 	  -DSQLITE_CORE -c $(addprefix ../../,$(EXTSRC))
 	$(LD) -r -o build/static/libcuckoo.o $(addprefix build/static/,$(notdir $(EXTSRC:.c=.o)))
 	objcopy --localize-hidden build/static/libcuckoo.o

@@ -1,9 +1,9 @@
 /*
 ** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
 **
-** cuckoo_bucket.h: how buckets are stored, private to the core (the
-** files cuckoo_codec.c, cuckoo_filter.c and cuckoo_batch.c include it;
-** the SQL layer never does).  No SQLite.
+** cuckoo_bucket.h: how buckets are stored, private to the core (its
+** files include it through cuckoo_core_int.h; the SQL layer never does).
+** No SQLite.
 **
 ** Sections, in order: byte order and bit fields over any region; the two
 ** bucket codecs over a region (plain: b fields of f bits; semi-sorted:
@@ -13,8 +13,10 @@
 ** window); decoded buckets (cf_read()/cf_write(): an array of b
 ** fingerprints, 0 = empty, whatever the encoding), the form every
 ** algorithm works on.  The BLOB layout itself is described at the top of
-** cuckoo_filter.c; cf_win(), cf_word_raw(), cf_zero_fields() and
-** cf_slot_at() are in cuckoo_filter.h, as the inline lookups use them.
+** cuckoo_filter.c (the header's fields in cuckoo_filter.h); the word
+** arithmetic the inline lookup shares (cf_fast_win(), cf_fast_zero()) is
+** in cuckoo_lookup.h, and the functions here wrap it for a cf_filter.
+** Included by cuckoo_core_int.h only.
 **
 ** Everything here is inline: the hot paths of cuckoo_filter.c and the
 ** batch loops of cuckoo_batch.c compile these into their own loops.
@@ -22,6 +24,7 @@
 #ifndef CUCKOO_BUCKET_H
 #define CUCKOO_BUCKET_H
 
+#include <assert.h>
 #include <string.h>
 
 #include "cuckoo_filter.h"
@@ -181,9 +184,26 @@ static inline void cf_plain_write(uint8_t *t, size_t size, unsigned b,
 ** bytes, so every bucket is one unaligned 64-bit load (and store), with
 ** no byte-by-byte tail and no branch.  cf_setup() enables this (f->x.swar
 ** for plain buckets, f->x.ssword for semi-sorted ones) when the geometry
-** fits and the array has at least 8 bytes.  cf_win() and cf_word_raw()
-** are in cuckoo_filter.h.
+** fits and the array has at least 8 bytes.  The window arithmetic
+** itself is cf_fast_win() of cuckoo_lookup.h, which the inline lookup
+** shares.
 */
+
+/* Offset of bucket i's 8-byte window; *pShift = the bucket's first bit
+** in it (0 .. 64 - bucket_bits). */
+CF_INLINE size_t cf_win(const cf_filter *f, uint32_t i, unsigned *pShift) {
+  assert(f->x.swar || f->x.ssword);
+  assert(i < f->p.nbuckets);
+  return cf_fast_win(&f->x, f->bucket_bits, i, pShift);
+}
+
+/* Bucket i's bits in the low bits of the result; the bits above them
+** belong to the next buckets (callers that care mask them off). */
+CF_INLINE uint64_t cf_word_raw(const cf_filter *f, uint32_t i) {
+  assert(f->x.swar || f->x.ssword);
+  assert(i < f->p.nbuckets);
+  return cf_fast_word(&f->x, f->table, f->bucket_bits, i);
+}
 
 CF_INLINE uint64_t cf_word(const cf_filter *f, uint32_t i) {
   return cf_word_raw(f, i) & f->x.bucket_mask;
@@ -211,9 +231,23 @@ CF_INLINE void cf_prefetch(const cf_filter *f, uint32_t i, int rw) {
 ** iff some field of x is zero, and its lowest set bit lies in the lowest
 ** zero field (a borrow only travels upward from a zero field), so it also
 ** gives the slot.  Bits above the bucket do not matter: hi masks them
-** off and borrows never travel downward.  cf_zero_fields() and
-** cf_slot_at() are in cuckoo_filter.h.
+** off and borrows never travel downward.
 */
+
+/* Nonzero iff a slot field of plain bucket word x is zero; its lowest set
+** bit lies in the lowest zero field. */
+CF_INLINE uint64_t cf_zero_fields(const cf_filter *f, uint64_t x) {
+  assert(f->x.swar);
+  return cf_fast_zero(&f->x, x);
+}
+
+/* The slot whose field holds bit `pos` (pos < 64; f->x.slot_recip is
+** ceil(2^16 / f), exact for these ranges). */
+CF_INLINE unsigned cf_slot_at(const cf_filter *f, unsigned pos) {
+  unsigned s = (pos * f->x.slot_recip) >> 16;
+  assert(pos < 64 && s == pos / f->p.fp_bits);
+  return s;
+}
 
 /*
 ** Semi-sorted bucket words: bits 0..11 the nibble code, then four low

@@ -7,7 +7,7 @@
 ** helpers, and the one copy of the semi-sorted decode table.  No SQLite,
 ** no allocation.
 */
-#include "cuckoo_bucket.h"
+#include "cuckoo_core_int.h"
 
 #include "cuckoo_sstable.h"
 
@@ -36,3 +36,11 @@ void cf_region_set(const cf_params *p, uint8_t *t, size_t size, uint64_t j,
 void cf_bucket_get(const cf_filter *f, uint32_t i, uint32_t *fps) {
   cf_read(f, i, fps);
 }
+
+#ifndef NDEBUG
+int cf_has_slow(const cf_filter *f, uint32_t i, uint32_t fp) {
+  uint32_t a[CF_MAX_BUCKET_SIZE];
+  cf_region_get(&f->p, f->table, f->table_size, i, a);
+  return cf_count_of(a, f->p.bucket_size, fp) > 0;
+}
+#endif

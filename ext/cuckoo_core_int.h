@@ -5,31 +5,75 @@
 ** files and by no one else (private: the SQL layer includes only
 ** cuckoo_filter.h).  No SQLite.
 **
-** The core's files, in dependency order (dist/amalgamate.sh pastes them
-** so):
-**   cuckoo_bucket.h   bit fields, bucket codecs, bucket words, decoded
-**                     buckets (inline)
-**   cuckoo_codec.c    the codecs out of line: regions (cf_region_get/set)
-**                     and the semi-sorted decode table
-**   cuckoo_hash.c     hashing items (XXH3) and the key split
-**   cuckoo_filter.c   the filter: parameters, header, the single-item
-**                     operations and the insertion walk, block views,
-**                     callback stores, merge
-**   cuckoo_batch.c    batches of items: the grouped key pipeline with
-**                     prefetch, and the AVX-512 loops
+** The core's headers include each other in one line, never back
+** (dist/amalgamate.sh pastes each where it is first included):
+**
+**   cuckoo_lookup.h     linkage, cf_key, the private part of a filter
+**         |             (cf_fast), the format's arithmetic (XXH3 of 8
+**         |             bytes, key split, alternate bucket), bucket
+**         |             words over cf_fast
+**         v
+**   cuckoo_filter.h     the API: what the SQL layer includes (through
+**         |             cuckoo_sql.h) and calls, the BLOB header's layout
+**         v
+**   cuckoo_bucket.h     bit fields, bucket codecs, bucket words, decoded
+**         |             buckets (inline)
+**         v
+**   cuckoo_core_int.h   this header: what the core's files share
+**         |
+**         +--> cuckoo_codec.c    the codecs out of line: regions
+**         |                      (cf_region_get/set) and, from
+**         |                      cuckoo_sstable.h, the semi-sorted decode
+**         |                      table
+**         +--> cuckoo_hash.c     hashing items (XXH3) and the key split
+**         +--> cuckoo_filter.c   the filter: parameters, header, the
+**         |                      single-item operations and the insertion
+**         |                      walk, block views, callback stores, merge
+**         +--> cuckoo_batch.c    batches of items: the grouped key
+**                                pipeline with prefetch, and the AVX-512
+**                                loops
+**
 ** This header holds what two of them share: the single-item steps that
 ** both the filter's operations and the batch loops compile inline (a
-** lookup in two buckets, placing into a free slot, removing), and the
-** out-of-line functions one file defines for another.
+** lookup in two buckets, placing into a free slot, removing), the
+** out-of-line functions one file defines for another, and the wrappers
+** only the tests call (cf_key_from(), cf_alt_bucket(); tests/core_test.c
+** includes this header).
+**
+** The rules of cuckoo_filter.h and the invariants stated here are
+** checked with assert() where they hold: compiled into the test builds
+** (make check, make asan) and out of the release ones (-DNDEBUG; the
+** amalgamation defines NDEBUG unless CUCKOO_DEBUG is defined).
 */
 #ifndef CUCKOO_CORE_INT_H
 #define CUCKOO_CORE_INT_H
 
+#include <assert.h>
+
 #include "cuckoo_bucket.h"
 
-/* 1 if cf_alt_tab (cuckoo_filter.h) is filled and holds every
+/* 1 if cf_alt_tab (cuckoo_lookup.h) is filled and holds every
 ** fingerprint of fp_bits bits (cuckoo_hash.c). */
 CUCKOO_PRIVATE int cf_alt_tab_usable(unsigned fp_bits);
+
+/* A strong 64-bit mixer (a variant of the murmur3 finalizer): the
+** format's H(fp) is cf_reduce(cf_mix64(fp) >> 32, m), which cf_alt_mix()
+** computes in fewer steps; the walk's choices hash with it too. */
+CF_INLINE uint64_t cf_mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+/* The key of hash in filter f: fp in 1 .. fp_mask (rule 1), i1 < m. */
+CF_INLINE cf_key cf_key_at(const cf_filter *f, uint64_t hash) {
+  cf_key k = cf_split(f->p.nbuckets, f->fp_mask, hash);
+  assert(k.fp >= 1 && k.fp <= f->fp_mask && k.i1 < f->p.nbuckets);
+  return k;
+}
 
 /* The slow path of an insert (cuckoo_filter.c), kept out of line: the
 ** insertion walk for fp when both its buckets i1 and i2 are full.
@@ -37,7 +81,10 @@ CUCKOO_PRIVATE int cf_alt_tab_usable(unsigned fp_bits);
 CUCKOO_PRIVATE int cf_kick(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp);
 
 /* The header's item count, written from f->count. */
-CF_INLINE void cf_write_count(cf_filter *f) { cf_st64(f->blob + 24, f->count); }
+CF_INLINE void cf_write_count(cf_filter *f) {
+  assert(f->count <= f->p.nbuckets * f->p.bucket_size);
+  cf_st64(f->blob + CF_HDR_COUNT, f->count);
+}
 
 /* ---------------------------------------------------------------------
 ** Single-item steps shared by the operations and the batches
@@ -50,8 +97,14 @@ CF_INLINE void cf_write_count(cf_filter *f) { cf_st64(f->blob + 24, f->count); }
 #define CF_MODE_BITS 3 /* field by field */
 #define CF_MODE_WIDE 4 /* wide plain bucket words (f->x.wide) */
 
-/* Is fp in bucket i1 or i2?  (No need to skip i2 == i1 here.) */
-CF_INLINE int cf_has_m(const cf_filter *f, int mode, uint32_t i1, uint32_t i2,
+#ifndef NDEBUG
+/* For the asserts of rule 7: does bucket i hold fp, read field by field
+** through the region codecs (cuckoo_codec.c)? */
+CUCKOO_PRIVATE int cf_has_slow(const cf_filter *f, uint32_t i, uint32_t fp);
+#endif
+
+/* cf_has_m() without its asserts. */
+CF_INLINE int cf_has_w(const cf_filter *f, int mode, uint32_t i1, uint32_t i2,
                        uint32_t fp) {
   if (mode == CF_MODE_ANY) {
     mode = f->x.swar     ? CF_MODE_SWAR
@@ -74,12 +127,24 @@ CF_INLINE int cf_has_m(const cf_filter *f, int mode, uint32_t i1, uint32_t i2,
   return cf_find(f, i1, fp) >= 0 || (i2 != i1 && cf_find(f, i2, fp) >= 0);
 }
 
+/* Is fp in bucket i1 or i2?  (No need to skip i2 == i1 here.) */
+CF_INLINE int cf_has_m(const cf_filter *f, int mode, uint32_t i1, uint32_t i2,
+                       uint32_t fp) {
+  assert(fp >= 1 && fp <= f->fp_mask);
+  assert(i1 < f->p.nbuckets && i2 < f->p.nbuckets);
+  /* rule 7: the word-level tests answer as the field-by-field one */
+  assert(cf_has_w(f, mode, i1, i2, fp) ==
+         (cf_has_slow(f, i1, fp) || cf_has_slow(f, i2, fp)));
+  return cf_has_w(f, mode, i1, i2, fp);
+}
+
 /*
 ** A free slot in bucket i takes fp: 1 if it did.  The same slot as
 ** cf_place_x() would choose: the lowest free slot of a plain bucket; a
 ** semi-sorted bucket has a free slot iff its smallest fingerprint is 0.
 */
 CF_INLINE int cf_put_free(cf_filter *f, uint32_t i, uint32_t fp) {
+  assert(fp >= 1 && fp <= f->fp_mask && i < f->p.nbuckets);
   if (f->x.swar) {
     unsigned sh;
     size_t at = cf_win(f, i, &sh);
@@ -117,13 +182,18 @@ CF_INLINE int cf_put_free(cf_filter *f, uint32_t i, uint32_t fp) {
 /* Insert without updating the header's count (batches write it once). */
 CF_INLINE int cf_place(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
   int rc;
+  /* rule 2: i2 is fp's other bucket, and i1 is i2's */
+  assert(i2 == cf_alt_from(f->p.nbuckets, i1, cf_alt_mix(fp)));
   if (f->count >= f->p.nbuckets * f->p.bucket_size) return CF_FULL;
   if (cf_put_free(f, i1, fp) || (i2 != i1 && cf_put_free(f, i2, fp))) {
     f->count++;
+    assert(cf_has_m(f, CF_MODE_ANY, i1, i2, fp));
     return CF_OK;
   }
   rc = cf_kick(f, i1, i2, fp);
   if (rc == CF_OK) f->count++;
+  assert(rc != CF_OK || cf_has_m(f, CF_MODE_ANY, i1, i2, fp));
+  assert(rc == CF_OK || rc == CF_FULL || rc == CF_TOO_MANY);
   return rc;
 }
 
@@ -132,6 +202,8 @@ CF_INLINE int cf_place(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
 ** is left to the caller. */
 CF_INLINE int cf_unplace(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
   uint32_t i = i1;
+  assert(i2 == cf_alt_from(f->p.nbuckets, i1, cf_alt_mix(fp)));
+  assert(fp >= 1 && fp <= f->fp_mask);
   if (f->x.swar) {
     uint64_t pat = fp * f->x.lo, v, z;
     unsigned sh;

@@ -166,6 +166,52 @@ uint64_t cf_blob_size(const cf_params *p) {
 ** Header
 */
 
+/*
+** What cf_setup() derives, checked (asserts only): the geometry is valid
+** (rule 5: callers validated it), the bucket array has room for every
+** bucket and less than one byte more, the word-level access modes exclude
+** each other and hold only for the geometries they serve (rule 7), and
+** semi-sorted means b = 4 with f >= 5 (rule 6).
+*/
+static void cf_setup_check(const cf_filter *f) {
+  assert(cf_params_check(&f->p) == CF_OK);
+  assert(f->bucket_bits == cf_bucket_bits(&f->p));
+  assert(f->bucket_bits >= 8 && f->bucket_bits <= CF_MAX_BUCKET_SIZE * 32);
+  assert((uint64_t)f->table_size * 8 >= f->p.nbuckets * f->bucket_bits &&
+         (uint64_t)f->table_size * 8 < f->p.nbuckets * f->bucket_bits + 8);
+  assert(f->blob_size == CF_HEADER_SIZE + f->table_size);
+  assert(f->fp_mask == (((uint64_t)2 << (f->p.fp_bits - 1)) - 1));
+  assert(!f->semisort ||
+         (f->p.bucket_size == 4 && f->p.fp_bits >= CF_SS_MIN_FP_BITS));
+  assert(f->x.swar + f->x.ssword + f->x.wide <= 1);
+  assert(!f->x.swar || (!f->semisort && f->bucket_bits <= 57));
+  assert(!f->x.ssword || (f->semisort && f->bucket_bits <= 57));
+  assert(!f->x.wide || (!f->semisort && f->bucket_bits > 57 &&
+                        f->bucket_bits <= 121 && f->table_size >= 16));
+  assert(!(f->x.swar || f->x.ssword) || f->table_size >= 8);
+  assert(!f->x.top_bytes ||
+         (!f->semisort && f->x.top_bytes * 8 == f->bucket_bits &&
+          f->x.top_at == f->table + f->x.top_bytes - 8 &&
+          f->x.top_span == f->p.nbuckets * f->x.top_bytes));
+  assert(!f->x.alt_small || f->p.fp_bits <= CF_ALT_TAB_BITS);
+  (void)f;
+}
+
+/* The named offsets of the header (cuckoo_filter.h) tile its 40 bytes in
+** order: a compile-time check (the array size is -1 if they do not). */
+typedef char
+    cf_header_tiles[(CF_HDR_MAGIC == 0 && CF_HDR_VERSION == CF_HDR_MAGIC + 4 &&
+                     CF_HDR_FLAGS == CF_HDR_VERSION + 1 &&
+                     CF_HDR_BUCKET_SIZE == CF_HDR_FLAGS + 1 &&
+                     CF_HDR_FP_BITS == CF_HDR_BUCKET_SIZE + 1 &&
+                     CF_HDR_NBUCKETS == CF_HDR_FP_BITS + 1 &&
+                     CF_HDR_CAPACITY == CF_HDR_NBUCKETS + 8 &&
+                     CF_HDR_COUNT == CF_HDR_CAPACITY + 8 &&
+                     CF_HDR_SEED == CF_HDR_COUNT + 8 &&
+                     CF_HEADER_SIZE == CF_HDR_SEED + 8)
+                        ? 1
+                        : -1];
+
 static void cf_setup(cf_filter *f, uint8_t *buf) {
   unsigned fb = f->p.fp_bits;
   f->blob = buf;
@@ -211,14 +257,14 @@ static void cf_setup(cf_filter *f, uint8_t *buf) {
       }
     }
   }
-  /* Whole-byte plain buckets for the inline lookup (cuckoo_filter.h). */
+  /* Whole-byte plain buckets for the inline lookup (cuckoo_lookup.h). */
   if (!f->semisort && f->bucket_bits % 8 == 0 && f->bucket_bits <= 64) {
     unsigned s, up = 64 - f->bucket_bits;
     f->x.top_bytes = f->bucket_bits / 8;
     for (s = 0; s < f->p.bucket_size; s++)
       f->x.top_lo |= (uint64_t)1 << (s * fb + up);
     f->x.top_hi = f->x.top_lo << (fb - 1);
-    /* the window of bucket 0 starts in the header (see cuckoo_filter.h) */
+    /* the window of bucket 0 starts in the header (see cuckoo_lookup.h) */
     f->x.top_at = f->table + f->x.top_bytes - 8;
     f->x.top_span = f->p.nbuckets * f->x.top_bytes;
   }
@@ -236,6 +282,7 @@ static void cf_setup(cf_filter *f, uint8_t *buf) {
   }
 #endif
 #endif
+  cf_setup_check(f);
 }
 
 int cf_init(cf_filter *f, const cf_params *p, void *buf) {
@@ -244,15 +291,15 @@ int cf_init(cf_filter *f, const cf_params *p, void *buf) {
   memset(f, 0, sizeof(*f));
   f->p = *p;
   cf_setup(f, b);
-  memcpy(b, CF_MAGIC, 4);
-  b[4] = CF_VERSION;
-  b[5] = (uint8_t)p->flags;
-  b[6] = (uint8_t)p->bucket_size;
-  b[7] = (uint8_t)p->fp_bits;
-  cf_put_u64(b + 8, p->nbuckets);
-  cf_put_u64(b + 16, p->capacity);
-  cf_put_u64(b + 24, 0);
-  cf_put_u64(b + 32, p->seed);
+  memcpy(b + CF_HDR_MAGIC, CF_MAGIC, 4);
+  b[CF_HDR_VERSION] = CF_VERSION;
+  b[CF_HDR_FLAGS] = (uint8_t)p->flags;
+  b[CF_HDR_BUCKET_SIZE] = (uint8_t)p->bucket_size;
+  b[CF_HDR_FP_BITS] = (uint8_t)p->fp_bits;
+  cf_st64(b + CF_HDR_NBUCKETS, p->nbuckets);
+  cf_st64(b + CF_HDR_CAPACITY, p->capacity);
+  cf_st64(b + CF_HDR_COUNT, 0);
+  cf_st64(b + CF_HDR_SEED, p->seed);
   /* All-zero buckets are empty in both encodings (code 0 = four zero
   ** nibbles). */
   memset(f->table, 0, f->table_size);
@@ -274,22 +321,22 @@ int cf_open(cf_filter *f, const void *buf, size_t n, const char **pzWhy) {
   memset(f, 0, sizeof(*f));
   if (b == 0 || n < CF_HEADER_SIZE)
     CF_FAIL("too short to be a cuckoo filter (needs a 40-byte header)");
-  if (memcmp(b, CF_MAGIC, 4) != 0)
+  if (memcmp(b + CF_HDR_MAGIC, CF_MAGIC, 4) != 0)
     CF_FAIL("not a cuckoo filter (bad magic; expected \"CKOO\")");
-  if (b[4] != CF_VERSION)
+  if (b[CF_HDR_VERSION] != CF_VERSION)
     CF_FAIL("unsupported format version (this build reads version 1)");
-  p.flags = b[5];
-  p.bucket_size = b[6];
-  p.fp_bits = b[7];
-  p.nbuckets = cf_get_u64(b + 8);
-  p.capacity = cf_get_u64(b + 16);
-  p.seed = cf_get_u64(b + 32);
+  p.flags = b[CF_HDR_FLAGS];
+  p.bucket_size = b[CF_HDR_BUCKET_SIZE];
+  p.fp_bits = b[CF_HDR_FP_BITS];
+  p.nbuckets = cf_ld64(b + CF_HDR_NBUCKETS);
+  p.capacity = cf_ld64(b + CF_HDR_CAPACITY);
+  p.seed = cf_ld64(b + CF_HDR_SEED);
   zBad = cf_params_why(&p);
   if (zBad) CF_FAIL(zBad);
   if ((uint64_t)(n - CF_HEADER_SIZE) != cf_table_size(&p))
     CF_FAIL("length does not match the header's geometry");
   f->p = p;
-  f->count = cf_get_u64(b + 24);
+  f->count = cf_ld64(b + CF_HDR_COUNT);
   if (f->count > p.nbuckets * p.bucket_size)
     CF_FAIL("item count exceeds the number of slots");
   cf_setup(f, (uint8_t *)b);
@@ -301,6 +348,9 @@ int cf_open(cf_filter *f, const void *buf, size_t n, const char **pzWhy) {
     if (last >> (8 - (unsigned)(table_bits - used_bits)))
       CF_FAIL("nonzero padding after the last bucket");
   }
+  /* rule 5: every header field checked against the length */
+  assert(f->blob == b && f->blob_size == n);
+  assert(f->count <= f->p.nbuckets * f->p.bucket_size);
   return CF_OK;
 }
 
@@ -594,14 +644,22 @@ __attribute__((noinline)) int cf_kick(cf_filter *f, uint32_t i1, uint32_t i2,
 }
 
 int cf_insert(cf_filter *f, cf_key k) {
+  uint64_t n0 = f->count;
   int rc = cf_place(f, k.i1, cf_alt(f->p.nbuckets, k.i1, k.fp), k.fp);
   if (rc == CF_OK) cf_write_count(f);
+  /* rule 4 (its count part): a failed insert leaves the count as it was */
+  assert(f->count == n0 + (rc == CF_OK));
+  (void)n0;
   return rc;
 }
 
 int cf_remove(cf_filter *f, cf_key k) {
+  uint64_t n0 = f->count;
   int rc = cf_unplace(f, k.i1, cf_alt(f->p.nbuckets, k.i1, k.fp), k.fp);
   if (rc == CF_OK) cf_write_count(f);
+  assert(f->count == n0 - (rc == CF_OK));
+  assert(rc == CF_OK || rc == CF_NOTFOUND || rc == CF_CORRUPT);
+  (void)n0;
   return rc;
 }
 

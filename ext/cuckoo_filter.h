@@ -1,7 +1,13 @@
 /*
 ** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
 **
-** cuckoo_filter.h: the core cuckoo filter, free of SQLite.
+** cuckoo_filter.h: the core cuckoo filter, free of SQLite: its API, what
+** the SQL layer includes (through cuckoo_sql.h) and calls.  The core's
+** internals are in cuckoo_bucket.h and cuckoo_core_int.h, which only the
+** core's files include; cuckoo_lookup.h, included below, holds what C
+** needs a caller to see (the private part of cf_filter, the arithmetic
+** the inline lookups compile in) and no API (cuckoo_core_int.h draws the
+** include graph).
 **
 ** A cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher, CoNEXT 2014)
 ** stores an f-bit fingerprint of each item in one of two candidate
@@ -49,47 +55,38 @@
 **      work of many items, prefetch, and on x86-64 CPUs with AVX-512 use
 **      vector code chosen at run time.  All of them give exactly the
 **      results and bytes of the field-by-field algorithm (tested).
+** The core's files assert these rules where they can be checked
+** (cuckoo_core_int.h says which builds compile the asserts in).
 */
 #ifndef CUCKOO_FILTER_H
 #define CUCKOO_FILTER_H
 
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
+#include "cuckoo_lookup.h"
 
 /*
-** Linkage of every function the extension's files share (the core's cf_*,
-** the SQL layer's cksql_*, the store's ckst_*): hidden, so that a shared
-** build exports only sqlite3_cuckoo_init, whatever the compiler flags; the
-** amalgamation (make dist) defines it as "static" first, so the names do
-** not leak into a program that compiles cuckoo.c in (docs/install.md).
+** The BLOB header (docs/format.md#header): 40 bytes, its integers
+** little-endian, read and written at these named offsets only.  cf_init()
+** writes it, cf_open() checks every field against the allowed values and
+** the buffer's length before anything reads the bucket array, and every
+** update keeps the item count current.
+**
+**    0      4   5   6   7   8         16         24         32         40
+**   +------+---+---+---+---+---------+----------+----------+----------+--
+**   | CKOO |ver|flg| b | f |    m    | capacity |  count   |   seed   | bucket
+**   +------+---+---+---+---+---------+----------+----------+----------+ array
 */
-#if defined(__GNUC__) || defined(__clang__)
-#define CUCKOO_HIDDEN __attribute__((visibility("hidden")))
-#else
-#define CUCKOO_HIDDEN
-#endif
-#ifndef CUCKOO_PRIVATE
-#define CUCKOO_PRIVATE CUCKOO_HIDDEN
-#endif
-
-/*
-** Linkage of the core's shared data (the semi-sorted decode table, the
-** alternate-bucket table below): like CUCKOO_PRIVATE, hidden in a shared
-** build and file-local in the amalgamation (which defines
-** CUCKOO_AMALGAMATION first).
-*/
-#ifdef CUCKOO_AMALGAMATION
-#define CF_DATA_DECL static
-#define CF_DATA_DEF static
-#else
-#define CF_DATA_DECL extern CUCKOO_HIDDEN
-#define CF_DATA_DEF CUCKOO_HIDDEN
-#endif
-
+#define CF_HDR_MAGIC 0       /* 4 bytes: the ASCII bytes CF_MAGIC */
+#define CF_HDR_VERSION 4     /* 1 byte: format version, CF_VERSION */
+#define CF_HDR_FLAGS 5       /* 1 byte: CF_FLAG_* bits; unknown bits refused */
+#define CF_HDR_BUCKET_SIZE 6 /* 1 byte: b, 2, 4 or 8 (4 if semi-sorted) */
+#define CF_HDR_FP_BITS 7     /* 1 byte: f, 4..32 (5..32 if semi-sorted) */
+#define CF_HDR_NBUCKETS 8    /* 8 bytes: m, 1 .. CF_MAX_BUCKETS-1 */
+#define CF_HDR_CAPACITY 16   /* 8 bytes: items it was sized for, 1 .. m*b */
+#define CF_HDR_COUNT 24      /* 8 bytes: items stored (copies), 0 .. m*b */
+#define CF_HDR_SEED 32       /* 8 bytes: hash seed, any value */
+#define CF_HEADER_SIZE 40    /* the bucket array follows, to the end */
 #define CF_MAGIC "CKOO"
 #define CF_VERSION 1
-#define CF_HEADER_SIZE 40
 #define CF_MAX_KICKS 500
 #define CF_MIN_FP_BITS 4
 #define CF_MAX_FP_BITS 32
@@ -126,44 +123,6 @@ typedef struct cf_params {
   uint64_t seed;        /* hash seed */
 } cf_params;
 
-/*
-** Private to the core: the whole-bucket access state cf_init(), cf_open()
-** and cf_rebase() derive from the geometry, read by the inline lookups at
-** the end of this header.  Callers never set or read it.  A bucket of at
-** most 57 bits is one unaligned 64-bit load (the window is moved back to
-** the array's last 8 bytes at its end).  swar: plain buckets of b*f <= 57
-** bits; ssword: semi-sorted buckets of 4f-4 <= 57 bits (f <= 15); both
-** need an array of >= 8 bytes.  top_bytes: plain buckets of a whole number
-** of bytes, at most 8 (b*f = 16, 24, ..., 64), read by the inline lookup
-** as the 8 bytes that end where the bucket ends, the bucket in the top
-** bits; at the array's start that window reaches back into the header, so
-** only filters in BLOB layout use it (cf_view_init() leaves it 0).
-*/
-typedef struct cf_fast {
-  int swar;             /* 1 if lo and hi are in use */
-  uint64_t lo;          /* 1 at the lowest bit of every slot field */
-  uint64_t hi;          /* 1 at the highest bit of every slot field */
-  uint64_t bucket_mask; /* (1 << bucket_bits) - 1 */
-  int ssword;           /* 1 if the ss_* fields are in use */
-  uint64_t ss_lo;       /* 1 at the lowest bit of every (f-4)-bit low part */
-  uint64_t ss_hi;       /* 1 at the highest bit of every low part */
-  uint64_t ss_m7;       /* the bits of every low part but its highest */
-  uint64_t ss_gmul;     /* gathers the low parts' match flags (f >= 9) */
-  size_t win_last;      /* table_size - 8: the last window's offset */
-  unsigned slot_recip;  /* ceil(2^16 / f): slot of a bit is bit*recip >> 16 */
-  uint64_t key_int;     /* XXH3 key of INTEGER items under this seed */
-  int wide;             /* plain buckets of 58..121 bits: 128-bit windows */
-  unsigned top_bytes;   /* plain buckets of 2..8 whole bytes: their bytes */
-  uint64_t top_lo;      /* lo, moved to the top of a 64-bit word */
-  uint64_t top_hi;      /* hi, likewise */
-  const uint8_t *top_at; /* table + top_bytes - 8: bucket i's word at
-                         ** top_at + i * top_bytes */
-  uint64_t top_span;    /* nbuckets * top_bytes */
-  int alt_small;        /* f <= CF_ALT_TAB_BITS and cf_alt_tab is filled */
-  uint64_t wlo[2];      /* wide buckets: lo as 128 bits (low, high half) */
-  uint64_t whi[2];      /* wide buckets: hi likewise */
-} cf_fast;
-
 /* A filter: a view of a caller-owned buffer in BLOB layout. */
 typedef struct cf_filter {
   cf_params p;
@@ -175,14 +134,11 @@ typedef struct cf_filter {
   uint64_t fp_mask;     /* (1 << f) - 1 */
   unsigned bucket_bits; /* b * f plain, 4f - 4 semi-sorted */
   int semisort;         /* 1: semi-sorted buckets */
-  cf_fast x;            /* private (see cf_fast) */
+  cf_fast x;            /* private part (cuckoo_lookup.h): never read */
 } cf_filter;
 
-/* An item reduced to where it lives and what is stored. */
-typedef struct cf_key {
-  uint32_t i1; /* first candidate bucket */
-  uint32_t fp; /* fingerprint, never 0 */
-} cf_key;
+/* cf_key, an item reduced to where it lives (bucket i1) and what is
+** stored (fingerprint fp), is defined in cuckoo_lookup.h. */
 
 /*
 ** Choosing parameters.  cf_fp_bits_for() gives the paper's
@@ -235,17 +191,16 @@ CUCKOO_PRIVATE uint64_t cf_hash_real(uint64_t seed, double v);
 CUCKOO_PRIVATE uint64_t cf_hash_text(uint64_t seed, const void *z, size_t n);
 CUCKOO_PRIVATE uint64_t cf_hash_blob(uint64_t seed, const void *z, size_t n);
 /* The XXH3 key of INTEGER items under seed: cf_hash_int(seed, v) is
-** cf_xxh3_8(v, cf_int_key(seed)) (below), for callers that hash many
-** integers under one seed (cf_filter keeps it for cf_contains_int()). */
+** cf_hash_int_keyed(cf_int_key(seed), v) (below), for callers that hash
+** many integers under one seed (cf_filter keeps it for
+** cf_contains_int()). */
 CUCKOO_PRIVATE uint64_t cf_int_key(uint64_t seed);
 
 /* Split a 64-bit item hash into bucket and fingerprint for filter f. */
 CUCKOO_PRIVATE cf_key cf_key_of(const cf_filter *f, uint64_t hash);
-/* Same, from parameters alone (for callers that store buckets elsewhere). */
-CUCKOO_PRIVATE cf_key cf_key_from(const cf_params *p, uint64_t hash);
-/* The other candidate bucket of fingerprint fp stored in bucket i. */
-CUCKOO_PRIVATE uint32_t cf_alt_bucket(uint64_t nbuckets, uint32_t i,
-                                      uint32_t fp);
+/* cf_key_in() and cf_alt_in() (inline, at the end of this header): the
+** key and the alternate bucket from parameters alone, for stores that
+** keep buckets elsewhere. */
 
 /* Operations on one item.  cf_insert: CF_OK, CF_FULL or CF_TOO_MANY, and
 ** on failure the filter is unchanged.  cf_remove: CF_OK, CF_NOTFOUND or
@@ -377,186 +332,83 @@ CUCKOO_PRIVATE void cf_put_u64(uint8_t *p, uint64_t v);
 CUCKOO_PRIVATE double cf_load_target(unsigned bucket_size, unsigned fp_bits);
 
 /*
-** The single-item lookup, inline.  cf_contains_hash(f, hash) is
-** cf_contains(f, cf_key_of(f, hash)) and cf_contains_int(f, v) is
-** cf_contains_hash(f, cf_hash_int(f->p.seed, v)): the same answers, but
-** for plain buckets of at most 64 bits that are whole bytes (b = 4 with
-** f = 4, 6, ... 16, b = 2 with f = 8, 12, ... 32, b = 8 with f <= 8) or
-** of at most 57 bits (b = 4 with f <= 14, b = 2 with f <= 28) the hash,
-** the key split, the alternate bucket and both bucket tests compile into
-** the caller's loop, with no call; other geometries call cf_contains().  The
-*helpers below
-** are the core's own arithmetic (the format's hash, key split and
-** alternate bucket), shared with the core's files so that there is one
-** copy of each; they are not API.
+** Inline lookups, the API's hot paths: the same answers as the functions
+** above, compiled into the caller's loop (cuckoo_lookup.h holds what they
+** inline).
+**
+** cf_hash_int_keyed(key, v) is cf_hash_int(seed, v) for key =
+** cf_int_key(seed), for callers that hash many integers under one seed.
+**
+** cf_key_in(p, hash) is the key of an item hash in a filter of geometry
+** p, and cf_alt_in(p, i, fp) the other candidate bucket of fingerprint fp
+** stored in bucket i (i < p->nbuckets; cf_alt_in(p, cf_alt_in(p, i, fp),
+** fp) is i): for stores that keep the buckets of p's geometry outside one
+** buffer (cf_store, block views), whose p is checked (cf_params_check()).
+**
+** cf_contains_hash(f, hash) is cf_contains(f, cf_key_of(f, hash)) and
+** cf_contains_int(f, v) is cf_contains_hash(f, cf_hash_int(f->p.seed, v)):
+** the same answers, but for plain buckets of at most 64 bits that are
+** whole bytes (b = 4 with f = 4, 6, ... 16, b = 2 with f = 8, 12, ... 32,
+** b = 8 with f <= 8) or of at most 57 bits (b = 4 with f <= 14, b = 2 with
+** f <= 28) the hash, the key split, the alternate bucket and both bucket
+** tests compile into the caller's loop, with no call; other geometries
+** call cf_contains().
 */
-#if defined(__GNUC__) || defined(__clang__)
-#define CF_INLINE static inline __attribute__((always_inline))
-#else
-#define CF_INLINE static inline
-#endif
-
-CF_INLINE uint64_t cf_ld64(const uint8_t *p) {
-  uint64_t v;
-  memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap64(v);
-#endif
-  return v;
+CF_INLINE uint64_t cf_hash_int_keyed(uint64_t key, int64_t v) {
+  return cf_xxh3_8((uint64_t)v, key);
 }
 
-CF_INLINE uint64_t cf_rotl64(uint64_t x, unsigned r) {
-  return (x << r) | (x >> (64 - r));
+CF_INLINE cf_key cf_key_in(const cf_params *p, uint64_t hash) {
+  /* (1 << f) - 1 without a branch for f = 32 */
+  return cf_split(p->nbuckets, ((uint64_t)2 << (p->fp_bits - 1)) - 1, hash);
 }
 
-/* XXH3-64 of 8 bytes in closed form, key = the seed's key (see
-** cf_hash_int() in cuckoo_hash.c). */
-CF_INLINE uint64_t cf_xxh3_8(uint64_t v, uint64_t key) {
-  uint64_t h = cf_rotl64(v, 32) ^ key;
-  h ^= cf_rotl64(h, 49) ^ cf_rotl64(h, 24);
-  h *= 0x9fb21c651e98df25ULL;
-  h ^= (h >> 35) + 8;
-  h *= 0x9fb21c651e98df25ULL;
-  return h ^ (h >> 28);
-}
-
-/* A strong 64-bit mixer (a variant of the murmur3 finalizer). */
-CF_INLINE uint64_t cf_mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
-
-/* Map a 32-bit value uniformly onto [0, n) without division. */
-CF_INLINE uint32_t cf_reduce(uint32_t x, uint64_t n) {
-  return (uint32_t)(((uint64_t)x * n) >> 32);
-}
-
-/* The key split (frozen by the format): the high half of the hash picks
-** the bucket, the low half a fingerprint in 1 .. fp_mask. */
-CF_INLINE cf_key cf_split(uint64_t nbuckets, uint64_t fp_mask, uint64_t hash) {
-  cf_key k;
-  k.i1 = cf_reduce((uint32_t)(hash >> 32), nbuckets);
-  k.fp = cf_reduce((uint32_t)hash, fp_mask) + 1;
-  return k;
-}
-
-/*
-** The mixed high half of a fingerprint, the input of the alternate
-** bucket's reduction: (uint32_t)(cf_mix64(fp) >> 32), computed with two
-** fewer steps (for fp < 2^32 the mixer's first xorshift changes nothing,
-** and its last one changes only the low 32 bits, which >> 32 drops).
-*/
-CF_INLINE uint32_t cf_alt_mix(uint32_t fp) {
-  uint64_t x = (uint64_t)fp * 0xff51afd7ed558ccdULL;
-  x = (x ^ (x >> 33)) * 0xc4ceb9fe1a85ec53ULL;
-  return (uint32_t)(x >> 32);
-}
-
-/*
-** cf_alt_mix() of every fingerprint of at most CF_ALT_TAB_BITS bits (the
-** default error rate gives 13), filled once when the program or library
-** is loaded (cuckoo_hash.c; compilers without constructors leave it
-** unused): the inline lookups read it instead of three dependent
-** multiplications.  32 KB.
-*/
-#define CF_ALT_TAB_BITS 13
-CF_DATA_DECL uint32_t cf_alt_tab[1u << CF_ALT_TAB_BITS];
-
-/* The alternate bucket (frozen by the format): an involution for every m.
-** i2 = (H(fp) - i) mod m with H(fp) = cf_reduce(cf_mix64(fp) >> 32, m);
-** cf_alt_from() takes cf_alt_mix(fp).  The wrap (H < i) adds m without a
-** branch. */
-CF_INLINE uint32_t cf_alt_from(uint64_t nbuckets, uint32_t i, uint32_t mix) {
-  uint32_t h = cf_reduce(mix, nbuckets);
-  /* modulo 2^32: h - i + m is the true h + m - i (< 2^32) */
-  return h - i + ((uint32_t)nbuckets & (0u - (uint32_t)(h < i)));
-}
-
-CF_INLINE uint32_t cf_alt(uint64_t nbuckets, uint32_t i, uint32_t fp) {
-  return cf_alt_from(nbuckets, i, cf_alt_mix(fp));
-}
-
-/* cf_alt_mix(fp) for filter f, from the table when f's fingerprints fit
-** it. */
-CF_INLINE uint32_t cf_alt_mix_of(const cf_filter *f, uint32_t fp) {
-  return f->x.alt_small ? cf_alt_tab[fp] : cf_alt_mix(fp);
-}
-
-/* cf_alt() for filter f. */
-CF_INLINE uint32_t cf_alt_of(const cf_filter *f, uint32_t i, uint32_t fp) {
-  return cf_alt_from(f->p.nbuckets, i, cf_alt_mix_of(f, fp));
-}
-
-/* Offset of bucket i's 8-byte window; *pShift = the bucket's first bit
-** in it (0 .. 64 - bucket_bits). */
-CF_INLINE size_t cf_win(const cf_filter *f, uint32_t i, unsigned *pShift) {
-  uint64_t bit = (uint64_t)i * f->bucket_bits;
-  size_t byte = (size_t)(bit >> 3);
-  size_t at = byte < f->x.win_last ? byte : f->x.win_last;
-  *pShift = (unsigned)(bit - (uint64_t)at * 8);
-  return at;
-}
-
-/* Bucket i's bits in the low bits of the result; the bits above them
-** belong to the next buckets (callers that care mask them off). */
-CF_INLINE uint64_t cf_word_raw(const cf_filter *f, uint32_t i) {
-  unsigned sh;
-  size_t at = cf_win(f, i, &sh);
-  return cf_ld64(f->table + at) >> sh;
-}
-
-/* Nonzero iff a slot field of plain bucket word x is zero; its lowest set
-** bit lies in the lowest zero field (see "Bucket words" in the .c file). */
-CF_INLINE uint64_t cf_zero_fields(const cf_filter *f, uint64_t x) {
-  return (x - f->x.lo) & ~x & f->x.hi;
-}
-
-/* The slot whose field holds bit `pos` (pos < 64; f->x.slot_recip is
-** ceil(2^16 / f), exact for these ranges). */
-CF_INLINE unsigned cf_slot_at(const cf_filter *f, unsigned pos) {
-  return (pos * f->x.slot_recip) >> 16;
-}
-
-/* Nonzero iff a slot field of plain bucket i (of f->x.top_bytes bytes,
-** at = i * top_bytes) holds fingerprint fp; pat = fp * f->x.top_lo.  The
-** 8 bytes that end with the bucket hold it in their top bits; the bits
-** below belong to earlier buckets (or the header) and do not matter:
-** borrows travel only upward, and top_hi has no bit there. */
-CF_INLINE uint64_t cf_top_has(const cf_filter *f, size_t at, uint64_t pat) {
-  uint64_t x = cf_ld64(f->x.top_at + at) ^ pat;
-  return (x - f->x.top_lo) & ~x;
+CF_INLINE uint32_t cf_alt_in(const cf_params *p, uint32_t i, uint32_t fp) {
+  return cf_alt_from(p->nbuckets, i, cf_alt_mix(fp));
 }
 
 CF_INLINE int cf_contains_hash(const cf_filter *f, uint64_t hash) {
+  const cf_fast *x = &f->x;
   cf_key k = cf_split(f->p.nbuckets, f->fp_mask, hash);
-  if (f->x.top_bytes) {
+  if (x->top_bytes) {
     /* The alternate bucket's offset straight from H(fp) (cf_alt_from():
     ** i2 = H - i1, plus m when H < i1), without i2 itself: the multiply
     ** by top_bytes then runs beside the comparison, not after it. */
-    uint32_t h = cf_reduce(cf_alt_mix_of(f, k.fp), f->p.nbuckets);
-    uint64_t at1 = (uint64_t)k.i1 * f->x.top_bytes;
-    uint64_t at2 = (uint64_t)h * f->x.top_bytes - at1 +
-                   (f->x.top_span & (0 - (uint64_t)(h < k.i1)));
-    uint64_t pat = k.fp * f->x.top_lo;
-    return ((cf_top_has(f, (size_t)at1, pat) |
-             cf_top_has(f, (size_t)at2, pat)) &
-            f->x.top_hi) != 0;
+    uint32_t h = cf_reduce(cf_fast_alt_mix(x, k.fp), f->p.nbuckets);
+    uint64_t at1 = (uint64_t)k.i1 * x->top_bytes;
+    uint64_t at2 = (uint64_t)h * x->top_bytes - at1 +
+                   (x->top_span & (0 - (uint64_t)(h < k.i1)));
+    uint64_t pat = k.fp * x->top_lo;
+    return ((cf_fast_top_has(x, (size_t)at1, pat) |
+             cf_fast_top_has(x, (size_t)at2, pat)) &
+            x->top_hi) != 0;
   }
-  if (f->x.swar) {
-    uint32_t i2 = cf_alt_of(f, k.i1, k.fp);
-    uint64_t pat = k.fp * f->x.lo;
-    return (cf_zero_fields(f, cf_word_raw(f, k.i1) ^ pat) |
-            cf_zero_fields(f, cf_word_raw(f, i2) ^ pat)) != 0;
+  if (x->swar) {
+    uint32_t i2 = cf_alt_from(f->p.nbuckets, k.i1, cf_fast_alt_mix(x, k.fp));
+    uint64_t pat = k.fp * x->lo;
+    return (cf_fast_zero(x, cf_fast_word(x, f->table, f->bucket_bits, k.i1) ^
+                                pat) |
+            cf_fast_zero(x, cf_fast_word(x, f->table, f->bucket_bits, i2) ^
+                                pat)) != 0;
   }
   return cf_contains(f, k);
 }
 
 CF_INLINE int cf_contains_int(const cf_filter *f, int64_t v) {
-  return cf_contains_hash(f, cf_xxh3_8((uint64_t)v, f->x.key_int));
+  return cf_contains_hash(f, cf_hash_int_keyed(f->x.key_int, v));
+}
+
+/*
+** TEMPORARY: the store (cuckoo_store.c) still calls these
+** internals while it is being split into files; they go once it calls
+** cf_key_in(), cf_alt_in() and cf_hash_int_keyed() instead.  cf_alt() is
+** cuckoo_core_int.h's, cf_key_from() and cf_alt_bucket() are the tests'.
+*/
+CUCKOO_PRIVATE cf_key cf_key_from(const cf_params *p, uint64_t hash);
+CUCKOO_PRIVATE uint32_t cf_alt_bucket(uint64_t nbuckets, uint32_t i,
+                                      uint32_t fp);
+CF_INLINE uint32_t cf_alt(uint64_t nbuckets, uint32_t i, uint32_t fp) {
+  return cf_alt_from(nbuckets, i, cf_alt_mix(fp));
 }
 
 #endif /* CUCKOO_FILTER_H */

@@ -3,7 +3,7 @@
 **
 ** cuckoo_hash.c: hashing items and splitting a hash into a bucket and a
 ** fingerprint (the split and the alternate bucket themselves are inline in
-** cuckoo_filter.h).  The hash of an item is part of the BLOB format: it
+** cuckoo_lookup.h).  The hash of an item is part of the BLOB format: it
 ** must never change.  No SQLite, no allocation.
 */
 #include "cuckoo_core_int.h"
@@ -31,7 +31,7 @@
 ** two multiplications and no byte shuffling.  tests/core_test.c checks
 ** this against XXH3_64bits_withSeed() over many seeds and values: the
 ** hash of an item is part of the BLOB format and must never change.
-** cf_xxh3_8() itself is in cuckoo_filter.h (the inline lookups use it).
+** cf_xxh3_8() itself is in cuckoo_lookup.h (the inline lookups use it).
 */
 CF_INLINE uint64_t cf_xxh3_key8(uint64_t seed) {
   seed ^= (uint64_t)XXH_swap32((uint32_t)seed) << 32;
@@ -41,7 +41,7 @@ CF_INLINE uint64_t cf_xxh3_key8(uint64_t seed) {
 
 uint64_t cf_int_key(uint64_t seed) { return cf_xxh3_key8(seed ^ CF_KIND_INT); }
 
-/* cf_alt_tab (cuckoo_filter.h), and whether it is filled. */
+/* cf_alt_tab (cuckoo_lookup.h), and whether it is filled. */
 CF_DATA_DEF uint32_t cf_alt_tab[1u << CF_ALT_TAB_BITS];
 static int cf_alt_tab_ready;
 
@@ -88,7 +88,7 @@ cf_key cf_key_from(const cf_params *p, uint64_t hash) {
 }
 
 cf_key cf_key_of(const cf_filter *f, uint64_t hash) {
-  return cf_split(f->p.nbuckets, f->fp_mask, hash);
+  return cf_key_at(f, hash);
 }
 
 uint32_t cf_alt_bucket(uint64_t nbuckets, uint32_t i, uint32_t fp) {

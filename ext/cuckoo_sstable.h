@@ -26,7 +26,7 @@
 #ifndef CUCKOO_SSTABLE_H
 #define CUCKOO_SSTABLE_H
 
-#include "cuckoo_bucket.h"
+#include "cuckoo_core_int.h"
 
 /* A generated table, eight codes a line: not for clang-format. */
 /* clang-format off */
