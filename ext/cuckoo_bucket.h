@@ -24,10 +24,10 @@
 #ifndef CUCKOO_BUCKET_H
 #define CUCKOO_BUCKET_H
 
-#include <assert.h>
-#include <string.h>
-
 #include "cuckoo_filter.h"
+
+#include <assert.h> /* after cuckoo_filter.h: see cuckoo_core_int.h */
+#include <string.h>
 
 /* Semi-sorted codes: 3876 of them; entry `code` of cf_ss_decode (defined
 ** in cuckoo_codec.c from cuckoo_sstable.h) is its four nibbles, n0 |

@@ -48,9 +48,11 @@
 #ifndef CUCKOO_CORE_INT_H
 #define CUCKOO_CORE_INT_H
 
-#include <assert.h>
-
+/* After the core's headers: in the amalgamation, cuckoo_lookup.h decides
+** NDEBUG before the first <assert.h>. */
 #include "cuckoo_bucket.h"
+
+#include <assert.h>
 
 /* 1 if cf_alt_tab (cuckoo_lookup.h) is filled and holds every
 ** fingerprint of fp_bits bits (cuckoo_hash.c). */
