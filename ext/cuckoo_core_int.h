@@ -70,6 +70,18 @@ CF_INLINE uint64_t cf_mix64(uint64_t x) {
   return x;
 }
 
+/* The alternate bucket of fp stored in bucket i, in a filter of nbuckets
+** buckets (cf_alt_in() of cuckoo_filter.h, from the bucket count). */
+CF_INLINE uint32_t cf_alt(uint64_t nbuckets, uint32_t i, uint32_t fp) {
+  return cf_alt_from(nbuckets, i, cf_alt_mix(fp));
+}
+
+/* Out-of-line forms of cf_key_in() and cf_alt() (cuckoo_hash.c), for the
+** tests. */
+CUCKOO_PRIVATE cf_key cf_key_from(const cf_params *p, uint64_t hash);
+CUCKOO_PRIVATE uint32_t cf_alt_bucket(uint64_t nbuckets, uint32_t i,
+                                      uint32_t fp);
+
 /* The key of hash in filter f: fp in 1 .. fp_mask (rule 1), i1 < m. */
 CF_INLINE cf_key cf_key_at(const cf_filter *f, uint64_t hash) {
   cf_key k = cf_split(f->p.nbuckets, f->fp_mask, hash);

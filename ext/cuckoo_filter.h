@@ -200,7 +200,7 @@ CUCKOO_PRIVATE uint64_t cf_int_key(uint64_t seed);
 CUCKOO_PRIVATE cf_key cf_key_of(const cf_filter *f, uint64_t hash);
 /* cf_key_in() and cf_alt_in() (inline, at the end of this header): the
 ** key and the alternate bucket from parameters alone, for stores that
-** keep buckets elsewhere. */
+** keep buckets elsewhere (the virtual table's store). */
 
 /* Operations on one item.  cf_insert: CF_OK, CF_FULL or CF_TOO_MANY, and
 ** on failure the filter is unchanged.  cf_remove: CF_OK, CF_NOTFOUND or
@@ -396,19 +396,6 @@ CF_INLINE int cf_contains_hash(const cf_filter *f, uint64_t hash) {
 
 CF_INLINE int cf_contains_int(const cf_filter *f, int64_t v) {
   return cf_contains_hash(f, cf_hash_int_keyed(f->x.key_int, v));
-}
-
-/*
-** TEMPORARY: the store (cuckoo_store.c) still calls these
-** internals while it is being split into files; they go once it calls
-** cf_key_in(), cf_alt_in() and cf_hash_int_keyed() instead.  cf_alt() is
-** cuckoo_core_int.h's, cf_key_from() and cf_alt_bucket() are the tests'.
-*/
-CUCKOO_PRIVATE cf_key cf_key_from(const cf_params *p, uint64_t hash);
-CUCKOO_PRIVATE uint32_t cf_alt_bucket(uint64_t nbuckets, uint32_t i,
-                                      uint32_t fp);
-CF_INLINE uint32_t cf_alt(uint64_t nbuckets, uint32_t i, uint32_t fp) {
-  return cf_alt_from(nbuckets, i, cf_alt_mix(fp));
 }
 
 #endif /* CUCKOO_FILTER_H */

@@ -79,7 +79,7 @@ CUCKOO_PRIVATE int cksql_item_hash_other(sqlite3_value *v, uint64_t seed,
                                          uint64_t *pHash);
 
 static inline uint64_t cksql_hash_int(const cksql_hasher *h, sqlite3_int64 v) {
-  return cf_xxh3_8((uint64_t)v, h->key_int);
+  return cf_hash_int_keyed(h->key_int, v);
 }
 
 static inline int cksql_item_hash(const cksql_hasher *h, sqlite3_value *v,

@@ -458,7 +458,7 @@ int ckst_match(ckstore *p, int iLevel, uint64_t hash) {
   k = ckst_key(pL, hash);
   if (ckst_bucket(p, iLevel, k.i1, &b, &j)) return -1;
   if (cf_view_has(&pL->view, j, k.fp)) return 1;
-  i2 = cf_alt(pL->p.nbuckets, k.i1, k.fp);
+  i2 = cf_alt_in(&pL->p, k.i1, k.fp);
   if (i2 == k.i1) return 0;
   if (ckst_bucket(p, iLevel, i2, &b, &j)) return -1;
   return cf_view_has(&pL->view, j, k.fp);
@@ -523,7 +523,7 @@ int ckst_contains(ckstore *p, uint64_t hash, int *pFound) {
 static int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
   ckst_level *pL = &p->aLevel[iLevel];
   cf_key k = ckst_key(pL, hash);
-  uint32_t i2 = cf_alt(pL->p.nbuckets, k.i1, k.fp);
+  uint32_t i2 = cf_alt_in(&pL->p, k.i1, k.fp);
   int rc;
   assert(k.fp != 0 && k.i1 < pL->p.nbuckets && i2 < pL->p.nbuckets);
   rc = ckst_put_free(p, iLevel, k.i1, k.fp);
@@ -663,7 +663,7 @@ found:
   k = ckst_key(pL, hash);
   rc = ckst_del(p, iFound, k.i1, k.fp);
   if (rc == 0) {
-    uint32_t i2 = cf_alt(pL->p.nbuckets, k.i1, k.fp);
+    uint32_t i2 = cf_alt_in(&pL->p, k.i1, k.fp);
     if (i2 != k.i1) rc = ckst_del(p, iFound, i2, k.fp);
   }
   if (rc < 0) return ckst_store_rc(p);

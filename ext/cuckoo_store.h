@@ -50,7 +50,7 @@
 **
 ** Rules:
 **   1. An item is its 64-bit hash under the table's seed; the hash gives
-**      the bucket and fingerprint on every level (cf_key_from), so the
+**      the bucket and fingerprint on every level (cf_key_in), so the
 **      hash alone (the vtab's rowid) is enough to find or delete a copy.
 **      Each level, exported, is a valid BLOB-format filter for its items.
 **   2. Inserts go to the last level.  With growth on, a level that reaches

@@ -59,7 +59,7 @@ static void ckst_prefetch(const ckstore *p, uint64_t hash) {
     const ckst_level *pL = &p->aLevel[i];
     cf_key k = ckst_key(pL, hash);
     ckst_prefetch_bucket(p, i, k.i1);
-    ckst_prefetch_bucket(p, i, cf_alt(pL->p.nbuckets, k.i1, k.fp));
+    ckst_prefetch_bucket(p, i, cf_alt_in(&pL->p, k.i1, k.fp));
   }
 }
 

@@ -196,7 +196,7 @@ CUCKOO_PRIVATE int ckst_set_names(ckstore *p, const char *zName);
 
 /* The level's key of an item. */
 static inline cf_key ckst_key(const ckst_level *pL, uint64_t hash) {
-  return cf_split(pL->p.nbuckets, pL->view.fp_mask, hash);
+  return cf_key_in(&pL->p, hash);
 }
 /* Does level iLevel hold a fingerprint matching hash?  (-1: error, the
 ** code in p->rcStore for ckst_store_rc()) */

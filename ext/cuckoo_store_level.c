@@ -391,7 +391,7 @@ int ckst_export(ckstore *p, int iLevel, uint8_t **paOut, sqlite3_int64 *pnOut) {
     return SQLITE_NOMEM;
   }
   cf_init(&f, &pL->p, aOut);
-  cf_put_u64(aOut + 24, pL->nCount);
+  cf_put_u64(aOut + CF_HDR_COUNT, pL->nCount);
   for (j = 0; rc == SQLITE_OK && j < pL->nBlock; j++) {
     uint64_t off = j * pL->nBytes;
     uint64_t n = nTable - off < pL->nBytes ? nTable - off : pL->nBytes;

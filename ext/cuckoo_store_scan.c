@@ -50,7 +50,7 @@ int ckst_scan_next(ckstore *p, ckst_scan *s) {
 static int ckst_pair_copies(ckstore *p, int iLevel, uint32_t i, uint32_t fp,
                             sqlite3_int64 *pn) {
   const ckst_level *pL = &p->aLevel[iLevel];
-  uint32_t aFp[CF_MAX_BUCKET_SIZE], i2 = cf_alt_bucket(pL->p.nbuckets, i, fp);
+  uint32_t aFp[CF_MAX_BUCKET_SIZE], i2 = cf_alt_in(&pL->p, i, fp);
   unsigned k, nPass = i2 == i ? 1 : 2, iPass;
   sqlite3_int64 n = 0;
   for (iPass = 0; iPass < nPass; iPass++) {
@@ -72,7 +72,7 @@ int ckst_copies(ckstore *p, uint64_t hash, sqlite3_int64 *pn) {
   sqlite3_int64 n = 0, nLevel;
   int i, rc = SQLITE_OK;
   for (i = 0; rc == SQLITE_OK && i < p->nLevel; i++) {
-    cf_key k = cf_key_from(&p->aLevel[i].p, hash);
+    cf_key k = cf_key_in(&p->aLevel[i].p, hash);
     rc = ckst_pair_copies(p, i, k.i1, k.fp, &nLevel);
     n += nLevel;
   }
@@ -86,10 +86,10 @@ int ckst_locate(ckstore *p, uint64_t hash, ckst_scan *s) {
   ckst_scan_start(s);
   for (i = p->nLevel - 1; i >= 0; i--) {
     const ckst_level *pL = &p->aLevel[i];
-    cf_key key = cf_key_from(&pL->p, hash);
+    cf_key key = cf_key_in(&pL->p, hash);
     uint32_t aB[2];
     aB[0] = key.i1;
-    aB[1] = cf_alt_bucket(pL->p.nbuckets, key.i1, key.fp);
+    aB[1] = cf_alt_in(&pL->p, key.i1, key.fp);
     for (iPass = 0; iPass < 2; iPass++) {
       rc = ckst_get_bucket(p, i, aB[iPass], aFp);
       if (rc != SQLITE_OK) return rc;

@@ -84,7 +84,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cuckoo_filter.h"
+/* The core's private header: the model recomputes keys and alternate
+** buckets with cf_key_from() and cf_alt_bucket(). */
+#include "cuckoo_core_int.h"
 #include "testlib.h"
 
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
