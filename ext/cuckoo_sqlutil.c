@@ -354,8 +354,8 @@ char *cksql_full_message(const char *zWho, uint64_t nStored, uint64_t nCapacity,
 char *cksql_too_many_message(const char *zWho, const cf_params *p,
                              const uint64_t *pHash) {
   if (pHash) {
-    cf_key k = cf_key_from(p, *pHash);
-    if (cf_alt_bucket(p->nbuckets, k.i1, k.fp) == k.i1) {
+    cf_key k = cf_key_in(p, *pHash);
+    if (cf_alt_in(p, k.i1, k.fp) == k.i1) {
       return sqlite3_mprintf("%s: too many copies of one item (at most %u "
                              "copies of this item fit: its two buckets are "
                              "the same bucket, full of it); nothing was "

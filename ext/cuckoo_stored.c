@@ -425,7 +425,7 @@ static int cksd_probe(cksd_cache *c, uint64_t h, int *pFound) {
   k = cf_key_of(&c->f, h);
   rc = cksd_bucket_has(c, k.i1, k.fp, pFound);
   if (rc != SQLITE_OK || *pFound) return rc;
-  i2 = cf_alt_bucket(c->f.p.nbuckets, k.i1, k.fp);
+  i2 = cf_alt_in(&c->f.p, k.i1, k.fp);
   if (i2 == k.i1) return SQLITE_OK;
   return cksd_bucket_has(c, i2, k.fp, pFound);
 }

@@ -23,7 +23,8 @@
 # NODE_PATH=/usr/share/nodejs.  The modules are built with
 # -sSTANDALONE_WASM: no emscripten JavaScript glue (whose 3.1.6 loader
 # tries fetch() on a file path in Node 20); bindings/wasm/load.js
-# instantiates them in browsers and in Node alike.
+# instantiates them in browsers and in Node alike.  Both are release
+# builds: -DNDEBUG (RELFLAGS), as cuckoo.so.
 
 WASM_SQLITE := 3.54.1
 WASM_PKGS   := emscripten nodejs libxxhash-dev
@@ -83,14 +84,14 @@ $(WASM_DIR)/sqlite3.o: $(WASM_DIR)/sqlite-src/sqlite3.c $(WASM_DIR)/sqlite-flags
 bindings/wasm/cuckoo-sqlite.wasm: $(WASM_DIR)/sqlite3.o $(EXTSRC) $(EXTHDR) \
     bindings/wasm/src/sqlite.c bindings/wasm/src/imports.js \
     $(WASM_DIR)/inc/xxhash.h mk/wasm.mk
-	$(EMCC) -O2 $(WASM_LDFLAGS) -DSQLITE_CORE -Iext -I$(WASM_DIR)/inc \
+	$(EMCC) -O2 $(RELFLAGS) $(WASM_LDFLAGS) -DSQLITE_CORE -Iext -I$(WASM_DIR)/inc \
 	  -I$(WASM_DIR)/sqlite-src --js-library bindings/wasm/src/imports.js \
 	  "$(call wasm_exports,$(WASM_SQLITE_EXPORTS))" -o $@ \
 	  $(WASM_DIR)/sqlite3.o bindings/wasm/src/sqlite.c $(EXTSRC)
 
 bindings/wasm/cuckoo-filter.wasm: $(CORESRC) $(EXTHDR) bindings/wasm/src/filter.c \
     $(WASM_DIR)/inc/xxhash.h mk/wasm.mk
-	$(EMCC) -O2 $(WASM_LDFLAGS) -Iext -I$(WASM_DIR)/inc -o $@ \
+	$(EMCC) -O2 $(RELFLAGS) $(WASM_LDFLAGS) -Iext -I$(WASM_DIR)/inc -o $@ \
 	  bindings/wasm/src/filter.c $(CORESRC)
 
 ## test-wasm: both modules against ./cuckoo.so, byte for byte, in Node and headless Chromium

@@ -61,8 +61,9 @@ export const utf8 = new TextDecoder('utf-8');
 export const utf8enc = new TextEncoder();
 
 // The WASI functions a module may import: the C library's stdio and exit,
-// reached only by a failed assert() (the extension keeps its asserts, as
-// the native build does): its message goes to console.error, and exit
+// reached only by a failed assert() in a module built without -DNDEBUG
+// (make wasm defines it, as for the native release build; a debug build
+// keeps the asserts): its message goes to console.error, and exit
 // throws, so the failure reaches the caller as an Error.  Any other WASI
 // function answers ENOSYS.
 function wasi(heap) {
