@@ -37,7 +37,7 @@ cat <<HEAD
 ** sqlite3_cuckoo_init with sqlite3_auto_extension() (see cuckoo.h).
 */
 #define CUCKOO_AMALGAMATION 1
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(_MSC_VER)
 #define CUCKOO_PRIVATE static __attribute__((unused)) /* some serve only tests */
 #else
 #define CUCKOO_PRIVATE static

@@ -30,11 +30,8 @@ const sqlite3_api_routines *sqlite3_api = 0; /* declared in cuckoo_sql.h */
 #define CUCKOO_MIN_SQLITE 3031001
 #define CUCKOO_MIN_SQLITE_NAME "3.31.1"
 
-#ifdef _WIN32
-__declspec(dllexport)
-#endif
-    CUCKOO_API int sqlite3_cuckoo_init(sqlite3 *db, char **pzErrMsg,
-                                       const sqlite3_api_routines *pApi) {
+CUCKOO_API int sqlite3_cuckoo_init(sqlite3 *db, char **pzErrMsg,
+                                   const sqlite3_api_routines *pApi) {
   int rc = SQLITE_OK;
 #ifndef SQLITE_CORE
   SQLITE_EXTENSION_INIT2(pApi);

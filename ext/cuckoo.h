@@ -27,7 +27,7 @@ extern "C" {
 /* The entry point keeps default visibility in a build with
 ** -fvisibility=hidden: it is the one symbol cuckoo.so exports. */
 #ifndef CUCKOO_API
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(_MSC_VER)
 #define CUCKOO_API __attribute__((visibility("default")))
 #else
 #define CUCKOO_API

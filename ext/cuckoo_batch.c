@@ -102,9 +102,9 @@ done:
 /* The instances (each its own loop, so each keeps its locals in
 ** registers). */
 #define CF_BATCH_FN(name, op, mode, pf)                                        \
-  static __attribute__((noinline)) size_t name(                                \
-      cf_filter *f, const uint64_t *aHash, size_t n, uint8_t *aOut, int *pRc,  \
-      cf_keys_fn keys) {                                                       \
+  static CUCKOO_NOINLINE size_t name(cf_filter *f, const uint64_t *aHash,      \
+                                     size_t n, uint8_t *aOut, int *pRc,        \
+                                     cf_keys_fn keys) {                        \
     return cf_batch(f, aHash, n, aOut, pRc, op, mode, pf, keys);               \
   }
 CF_BATCH_FN(cf_has_swar_n, CF_OP_HAS, CF_MODE_SWAR, 0)
@@ -130,8 +130,7 @@ CF_BATCH_FN(cf_del_pf, CF_OP_DEL, CF_MODE_ANY, 1)
 ** exactly the scalar ones (tests/core_test.c compares them).  Building
 ** with -DCF_NO_SIMD leaves this section out.
 */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&        \
-    !defined(CF_NO_SIMD)
+#if defined(__x86_64__) && defined(CF_PORT_GNU) && !defined(CF_NO_SIMD)
 #define CF_AVX512 1
 #include <immintrin.h>
 
@@ -171,8 +170,9 @@ typedef struct cf_keys8 {
   __m512i i1, i2, fp;
 } cf_keys8;
 
-CF_TARGET_AVX512 static inline __attribute__((always_inline)) cf_keys8
-cf_keys8_of(__m512i h, __m512i vM, __m512i vFpm) {
+CF_TARGET_AVX512 static CF_ALWAYS_INLINE cf_keys8 cf_keys8_of(__m512i h,
+                                                              __m512i vM,
+                                                              __m512i vFpm) {
   const __m512i vC1 = _mm512_set1_epi64((long long)0xff51afd7ed558ccdULL);
   const __m512i vC2 = _mm512_set1_epi64((long long)0xc4ceb9fe1a85ec53ULL);
   cf_keys8 k;
@@ -217,8 +217,10 @@ CF_TARGET_AVX512 static void cf_keys_avx512(uint64_t m, uint64_t fpm,
 }
 
 /* Window offsets of buckets i (cf_win()) and the bucket's shift in it. */
-CF_TARGET_AVX512 static inline __attribute__((always_inline)) __m512i
-cf_at8(__m512i i, __m512i vBits, __m512i vLast, __m512i *pSh) {
+CF_TARGET_AVX512 static CF_ALWAYS_INLINE __m512i cf_at8(__m512i i,
+                                                        __m512i vBits,
+                                                        __m512i vLast,
+                                                        __m512i *pSh) {
   __m512i bit = _mm512_mul_epu32(i, vBits);
   __m512i byte = _mm512_srli_epi64(bit, 3);
   __m512i at = _mm512_min_epu64(byte, vLast);
@@ -235,7 +237,7 @@ typedef struct cf_vconst {
 } cf_vconst;
 
 /* Lanes of plain bucket words w1, w2 (shifted down) that hold fp. */
-CF_TARGET_AVX512 static inline __attribute__((always_inline)) __mmask8
+CF_TARGET_AVX512 static CF_ALWAYS_INLINE __mmask8
 cf_has8_swar(__m512i w1, __m512i w2, __m512i fp, const cf_vconst *c) {
   __m512i pat = _mm512_mullo_epi64(fp, c->lo);
   __m512i x1 = _mm512_xor_si512(w1, pat), x2 = _mm512_xor_si512(w2, pat);
@@ -246,8 +248,8 @@ cf_has8_swar(__m512i w1, __m512i w2, __m512i fp, const cf_vconst *c) {
 
 /* cf_ss_match(), eight lanes: lanes of semi-sorted word w holding fp
 ** (for k = f - 4 >= 5, where the multiply gather applies). */
-CF_TARGET_AVX512 static inline __attribute__((always_inline)) __mmask8
-cf_ss8(__m512i w, __m512i fp, const cf_vconst *c) {
+CF_TARGET_AVX512 static CF_ALWAYS_INLINE __mmask8 cf_ss8(__m512i w, __m512i fp,
+                                                         const cf_vconst *c) {
   const __m512i v7777 = _mm512_set1_epi64(0x7777);
   __m512i x = _mm512_xor_si512(
       _mm512_srli_epi64(w, 12),
@@ -274,7 +276,7 @@ cf_ss8(__m512i w, __m512i fp, const cf_vconst *c) {
                                 _mm512_set1_epi64(15));
 }
 
-CF_TARGET_AVX512 static inline __attribute__((always_inline)) __mmask8
+CF_TARGET_AVX512 static CF_ALWAYS_INLINE __mmask8
 cf_has8(__m512i w1, __m512i w2, __m512i fp, const cf_vconst *c, int ss) {
   if (ss) return cf_ss8(w1, fp, c) | cf_ss8(w2, fp, c);
   return cf_has8_swar(w1, w2, fp, c);
@@ -286,7 +288,7 @@ cf_has8(__m512i w1, __m512i w2, __m512i fp, const cf_vconst *c, int ss) {
 ** group g + 1 are computed and their buckets prefetched before group g
 ** is probed.
 */
-CF_TARGET_AVX512 static inline __attribute__((always_inline)) size_t
+CF_TARGET_AVX512 static CF_ALWAYS_INLINE size_t
 cf_has_avx512_x(const cf_filter *f, const uint64_t *aHash, size_t n,
                 uint8_t *aFound, int ss, int pf) {
   const uint8_t *t = f->table;
@@ -324,7 +326,7 @@ cf_has_avx512_x(const cf_filter *f, const uint64_t *aHash, size_t n,
       w2 = _mm512_srlv_epi64(_mm512_i64gather_epi64(at2, (const void *)t, 1),
                              sh2);
       hit = cf_has8(w1, w2, kk.fp, &c, ss);
-      nFound += (size_t)__builtin_popcount(hit);
+      nFound += (size_t)CF_POPCOUNT32(hit);
       if (aFound) {
         _mm_storel_epi64((__m128i *)(aFound + i),
                          _mm_maskz_mov_epi8((__mmask16)hit, vOne8));
@@ -350,8 +352,8 @@ cf_has_avx512_x(const cf_filter *f, const uint64_t *aHash, size_t n,
           _mm512_storeu_si512((void *)(aFp[g & 1] + r), kk.fp);
         }
         for (r = 0; r < CF_GROUP; r++) {
-          __builtin_prefetch(t + at[0][r]);
-          __builtin_prefetch(t + at[1][r]);
+          CF_PREFETCH(t + at[0][r]);
+          CF_PREFETCH(t + at[1][r]);
         }
       }
       if (g > 0) {
@@ -367,7 +369,7 @@ cf_has_avx512_x(const cf_filter *f, const uint64_t *aHash, size_t n,
               _mm512_loadu_si512((const void *)(aSh[b][1] + r)));
           __mmask8 hit = cf_has8(
               w1, w2, _mm512_loadu_si512((const void *)(aFp[b] + r)), &c, ss);
-          nFound += (size_t)__builtin_popcount(hit);
+          nFound += (size_t)CF_POPCOUNT32(hit);
           if (aFound) {
             _mm_storel_epi64((__m128i *)(aFound + base + r),
                              _mm_maskz_mov_epi8((__mmask16)hit, vOne8));
@@ -386,7 +388,7 @@ cf_has_avx512_x(const cf_filter *f, const uint64_t *aHash, size_t n,
 }
 
 #define CF_AVX512_HAS_FN(name, ss, pf)                                         \
-  CF_TARGET_AVX512 static __attribute__((noinline)) size_t name(               \
+  CF_TARGET_AVX512 static CUCKOO_NOINLINE size_t name(                         \
       const cf_filter *f, const uint64_t *aHash, size_t n, uint8_t *aFound) {  \
     return cf_has_avx512_x(f, aHash, n, aFound, ss, pf);                       \
   }

@@ -41,7 +41,7 @@ CF_DATA_DECL const uint16_t cf_ss_decode[4098];
 
 CF_INLINE void cf_st64(uint8_t *p, uint64_t v) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap64(v);
+  v = CF_BSWAP64(v);
 #endif
   memcpy(p, &v, 8);
 }
@@ -219,9 +219,9 @@ CF_INLINE void cf_word_put(cf_filter *f, uint32_t i, uint64_t w) {
 CF_INLINE void cf_prefetch(const cf_filter *f, uint32_t i, int rw) {
   const uint8_t *p = f->table + (((uint64_t)i * f->bucket_bits) >> 3);
   if (rw) {
-    __builtin_prefetch(p, 1);
+    CF_PREFETCH_W(p);
   } else {
-    __builtin_prefetch(p, 0);
+    CF_PREFETCH(p);
   }
 }
 
@@ -314,7 +314,7 @@ CF_INLINE unsigned cf_ss_free(const cf_filter *f, uint64_t w) {
 /* Unpacked bucket a with free-slot mask mFree (not 0), plus fp, sorted:
 ** for a sorted bucket the same as shifting fp into place. */
 CF_INLINE void cf_ss_add(uint32_t *a, unsigned mFree, uint32_t fp) {
-  a[__builtin_ctz(mFree)] = fp;
+  a[CF_CTZ32(mFree)] = fp;
   cf_sort4(a);
 }
 
@@ -450,11 +450,11 @@ CF_INLINE int cf_find(const cf_filter *f, uint32_t i, uint32_t fp) {
   uint32_t a[CF_MAX_BUCKET_SIZE];
   if (f->x.swar) {
     uint64_t z = cf_zero_fields(f, cf_word_raw(f, i) ^ (fp * f->x.lo));
-    return z ? (int)cf_slot_at(f, (unsigned)__builtin_ctzll(z)) : -1;
+    return z ? (int)cf_slot_at(f, CF_CTZ64(z)) : -1;
   }
   if (f->x.ssword) {
     unsigned m = cf_ss_match(f, cf_word_raw(f, i), fp);
-    return m ? __builtin_ctz(m) : -1;
+    return m ? (int)CF_CTZ32(m) : -1;
   }
   cf_read(f, i, a);
   return cf_slot_of(a, f->p.bucket_size, fp);

@@ -8,6 +8,9 @@
 ** The core's headers include each other in one line, never back
 ** (dist/amalgamate.sh pastes each where it is first included):
 **
+**   cuckoo_port.h       each compiler builtin and attribute, one name
+**         |             each (GCC/Clang, MSVC, plain C)
+**         v
 **   cuckoo_lookup.h     linkage, cf_key, the private part of a filter
 **         |             (cf_fast), the format's arithmetic (XXH3 of 8
 **         |             bytes, key split, alternate bucket), bucket
@@ -168,8 +171,7 @@ CF_INLINE int cf_put_free(cf_filter *f, uint32_t i, uint32_t fp) {
     /* the field is zero: OR the fingerprint in */
     cf_st64(
         f->table + at,
-        v | ((uint64_t)fp << (sh + cf_slot_at(f, (unsigned)__builtin_ctzll(z)) *
-                                       f->p.fp_bits)));
+        v | ((uint64_t)fp << (sh + cf_slot_at(f, CF_CTZ64(z)) * f->p.fp_bits)));
     return 1;
   }
   if (f->x.ssword) {
@@ -231,7 +233,7 @@ CF_INLINE int cf_unplace(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
     }
     if (z == 0) return CF_NOTFOUND;
     if (f->count == 0) return CF_CORRUPT;
-    sh += cf_slot_at(f, (unsigned)__builtin_ctzll(z)) * f->p.fp_bits;
+    sh += cf_slot_at(f, CF_CTZ64(z)) * f->p.fp_bits;
     cf_st64(f->table + at, v & ~(f->fp_mask << sh));
   } else if (f->x.ssword) {
     /* the bucket without slot s, sorted again (for a sorted bucket: 0,
@@ -244,7 +246,7 @@ CF_INLINE int cf_unplace(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
     if (mm == 0) return CF_NOTFOUND;
     if (f->count == 0) return CF_CORRUPT;
     cf_ss_unpack(f, w, a);
-    a[__builtin_ctz(mm)] = 0;
+    a[CF_CTZ32(mm)] = 0;
     cf_sort4(a);
     cf_word_put(f, i, cf_ss_pack(f, a));
   } else {

@@ -551,7 +551,7 @@ static int cf_kick_swar(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
       uint64_t z = cf_zero_fields(f, v2 >> sh2);
       if (z) {
         uint64_t moved = (v >> (sh + t * fb)) & fpm;
-        pos = sh2 + cf_slot_at(f, (unsigned)__builtin_ctzll(z)) * fb;
+        pos = sh2 + cf_slot_at(f, CF_CTZ64(z)) * fb;
         cf_st64(f->table + at2, v2 | (moved << pos));
         /* the windows may overlap: reload before writing cur */
         v = cf_ld64(f->table + at);
@@ -635,8 +635,8 @@ static int cf_kick_ss(cf_filter *f, uint32_t i1, uint32_t i2, uint32_t fp) {
 }
 
 /* The slow path of an insert (cuckoo_core_int.h), kept out of line. */
-__attribute__((noinline)) int cf_kick(cf_filter *f, uint32_t i1, uint32_t i2,
-                                      uint32_t fp) {
+CUCKOO_NOINLINE int cf_kick(cf_filter *f, uint32_t i1, uint32_t i2,
+                            uint32_t fp) {
   if (f->x.swar) return cf_kick_swar(f, i1, i2, fp);
   if (f->x.ssword) return cf_kick_ss(f, i1, i2, fp);
   return cf_place_x(cf_mem_read, cf_mem_write, f, f->p.nbuckets,
@@ -702,7 +702,7 @@ int cf_view_del(cf_filter *f, uint32_t j, uint32_t fp) {
     uint64_t v = cf_ld64(f->table + at);
     uint64_t z = cf_zero_fields(f, (v >> sh) ^ (fp * f->x.lo));
     if (z == 0) return 0;
-    sh += cf_slot_at(f, (unsigned)__builtin_ctzll(z)) * f->p.fp_bits;
+    sh += cf_slot_at(f, CF_CTZ64(z)) * f->p.fp_bits;
     cf_st64(f->table + at, v & ~(f->fp_mask << sh));
     return 1;
   }
@@ -711,7 +711,7 @@ int cf_view_del(cf_filter *f, uint32_t j, uint32_t fp) {
     unsigned mm = cf_ss_match(f, w, fp);
     if (mm == 0) return 0;
     cf_ss_unpack(f, w, a);
-    a[__builtin_ctz(mm)] = 0;
+    a[CF_CTZ32(mm)] = 0;
     cf_sort4(a);
     cf_word_put(f, j, cf_ss_pack(f, a));
     return 1;

@@ -208,12 +208,7 @@ CUCKOO_PRIVATE cf_key cf_key_of(const cf_filter *f, uint64_t hash);
 CUCKOO_PRIVATE int cf_insert(cf_filter *f, cf_key k);
 /* cf_contains() only reads (CF_PURE): a loop around the inline lookups
 ** below, which call it for the geometries they do not handle, can keep the
-** filter's fields in registers across the call. */
-#if defined(__GNUC__) || defined(__clang__)
-#define CF_PURE __attribute__((pure))
-#else
-#define CF_PURE
-#endif
+** filter's fields in registers across the call (cuckoo_port.h). */
 CUCKOO_PRIVATE CF_PURE int cf_contains(const cf_filter *f, cf_key k);
 CUCKOO_PRIVATE int cf_remove(cf_filter *f, cf_key k);
 

@@ -45,8 +45,8 @@ uint64_t cf_int_key(uint64_t seed) { return cf_xxh3_key8(seed ^ CF_KIND_INT); }
 CF_DATA_DEF uint32_t cf_alt_tab[1u << CF_ALT_TAB_BITS];
 static int cf_alt_tab_ready;
 
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((constructor)) static void cf_alt_tab_fill(void) {
+#ifdef CF_CONSTRUCTOR
+CF_CONSTRUCTOR static void cf_alt_tab_fill(void) {
   uint32_t fp;
   for (fp = 0; fp < (1u << CF_ALT_TAB_BITS); fp++)
     cf_alt_tab[fp] = cf_alt_mix(fp);

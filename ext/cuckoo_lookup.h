@@ -30,6 +30,8 @@
 #define NDEBUG 1
 #endif
 
+#include "cuckoo_port.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -41,11 +43,7 @@
 ** amalgamation (make dist) defines it as "static" first, so the names do
 ** not leak into a program that compiles cuckoo.c in (docs/install.md).
 */
-#if defined(__GNUC__) || defined(__clang__)
-#define CUCKOO_HIDDEN __attribute__((visibility("hidden")))
-#else
-#define CUCKOO_HIDDEN
-#endif
+#define CUCKOO_HIDDEN CF_VISIBILITY_HIDDEN
 #ifndef CUCKOO_PRIVATE
 #define CUCKOO_PRIVATE CUCKOO_HIDDEN
 #endif
@@ -64,11 +62,7 @@
 #define CF_DATA_DEF CUCKOO_HIDDEN
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
-#define CF_INLINE static inline __attribute__((always_inline))
-#else
-#define CF_INLINE static inline
-#endif
+#define CF_INLINE static CF_ALWAYS_INLINE
 
 /* An item reduced to where it lives and what is stored. */
 typedef struct cf_key {
@@ -126,7 +120,7 @@ CF_INLINE uint64_t cf_ld64(const uint8_t *p) {
   uint64_t v;
   memcpy(&v, p, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap64(v);
+  v = CF_BSWAP64(v);
 #endif
   return v;
 }

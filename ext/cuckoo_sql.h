@@ -15,6 +15,11 @@
 
 #include <sqlite3ext.h>
 
+/* On Windows the entry point is the DLL's one export, declared so before
+** cuckoo.h's declaration (a definition may not add it). */
+#if defined(_WIN32) && !defined(CUCKOO_API)
+#define CUCKOO_API __declspec(dllexport)
+#endif
 #include "cuckoo.h"
 #include "cuckoo_filter.h"
 
@@ -29,16 +34,8 @@ CUCKOO_HIDDEN extern const sqlite3_api_routines *sqlite3_api;
 #endif
 #endif
 
-/* Keep a function out of line: a rare path kept out of a hot caller's
-** frame.  (Defined here unless a header included above defines it: one
-** macro for every file that needs it.) */
-#ifndef CUCKOO_NOINLINE
-#if defined(__GNUC__) || defined(__clang__)
-#define CUCKOO_NOINLINE __attribute__((noinline))
-#else
-#define CUCKOO_NOINLINE
-#endif
-#endif
+/* CUCKOO_NOINLINE (a rare path kept out of a hot caller's frame) is
+** cuckoo_port.h's, as every compiler-specific name. */
 
 /* Default seed of every filter (deterministic; override with seed=N). */
 #define CUCKOO_DEFAULT_SEED 0

@@ -45,11 +45,7 @@ static void ckst_prefetch_bucket(const ckstore *p, int iLevel, uint32_t i) {
   const ckst_block *b = ckst_cache_find(p, CKST_ID(iLevel, j));
   if (b) {
     uint64_t bit = (uint64_t)(i - j * pL->nPer) * pL->view.bucket_bits;
-#if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(b->a + (bit >> 3), 1);
-#else
-    (void)bit;
-#endif
+    CF_PREFETCH_W(b->a + (bit >> 3));
   }
 }
 

@@ -497,7 +497,7 @@ static cksd_cache *cksd_cache_of(sqlite3_context *ctx, int argc,
 }
 
 /* Every row but the common one (see cksd_contains()). */
-static __attribute__((noinline)) void
+static CUCKOO_NOINLINE void
 cksd_contains_row(sqlite3_context *ctx, int argc, sqlite3_value **argv,
                   cksd_cache *c) {
   sqlite3_value *pItem = argv[argc - 1];

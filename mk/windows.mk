@@ -12,7 +12,9 @@
 #                      written on each system and read and changed on the
 #                      other, malformed input, the Windows snippets of
 #                      docs/install.md with the release tarball, the core's
-#                      BLOB files and core_test (part of make test)
+#                      BLOB files and core_test, and the cl /LD command
+#                      of docs/install.md with clang-cl for cl
+#                      (tests/windows/msvc.sh) (part of make test)
 #
 # The cross compiler must not see the host's headers: xxhash.h and
 # SQLite's headers are copied into build/windows/inc.
@@ -20,7 +22,10 @@
 WIN_SQLITE ?= $(COMPAT_NEWEST)
 WIN_CC     := x86_64-w64-mingw32-gcc
 WIN_PKGS   := gcc-mingw-w64-x86-64 libxxhash-dev libsqlite3-dev
-WIN_TEST_PKGS := $(WIN_PKGS) wine64 sqlite3 gcc libsqlite3-dev
+# clang-tools-14 (clang-cl), lld and libwine-dev (Wine's headers of the
+# Microsoft C runtime, its import libraries): tests/windows/msvc.sh.
+WIN_TEST_PKGS := $(WIN_PKGS) wine64 sqlite3 gcc libsqlite3-dev \
+  clang-tools-14 lld libwine-dev
 WIN        := build/windows
 # SQLite's compile options for the shell: those of Debian's build that
 # matter to the extension and its tests (math and JSON functions,
@@ -85,11 +90,16 @@ $(WIN)/blob_tool.exe: tests/cross/blob_tool.c $(EXTSRC) $(EXTHDR) $(WIN_INC)
 $(WIN)/core_test.exe: tests/core_test.c $(EXTSRC) $(EXTHDR) $(WIN_INC)
 	$(WIN_CC) $(CFLAGS) $(WARN) -Wno-attributes -I$(WIN)/inc -Iext -o $@ $< $(CORESRC)
 
+# core_test with cuckoo_port.h's plain-C branch (tests/windows/msvc.sh).
+$(WIN)/core_portable_test: tests/core_test.c $(EXTSRC) $(EXTHDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -DCF_PORT_FORCE_C -Iext -o $@ $< $(CORESRC) -lm
+
 ## test-windows: the Windows build under wine64, compared with Linux's (part of make test)
 test-windows: compat-deps
 	@sh tests/deps.sh $(WIN_TEST_PKGS)
 	@$(MAKE) --no-print-directory cuckoo.so build/cross/blob_tool \
 	  $(WIN)/cuckoo.dll $(WIN)/sqlite3.exe $(WIN)/blob_tool.exe \
-	  $(WIN)/core_test.exe $(DISTNAME).tar.gz
+	  $(WIN)/core_test.exe $(WIN)/core_portable_test $(DISTNAME).tar.gz
 	@sh tests/compat/build.sh $(WIN_SQLITE)
 	sh tests/windows/run.sh $(WIN_SQLITE) $(DISTNAME).tar.gz

@@ -27,7 +27,10 @@
 #   - tests/cross/blob_tool.c: the filters each system writes read and
 #     rewritten on the other, the files byte-identical;
 #   - core_test.exe, its loops divided by CUCKOO_TEST_SCALE (its golden
-#     hashes pin the BLOB bytes).
+#     hashes pin the BLOB bytes);
+#   - tests/windows/msvc.sh: the cl /LD command of docs/install.md with
+#     clang-cl for cl, the MSVC branches compiled, no GCC extension left,
+#     the DLL's BLOBs and demo compared with Linux's.
 # Ends with "N passed, N failed".
 #
 #   sh tests/windows/run.sh VERSION cuckoo-VERSION.tar.gz
@@ -135,23 +138,22 @@ readback() {
   check "$1: the files' dumps identical ($(wc -c <$d/dump-win-$1.sql) bytes)" \
     same dump-win-$1.sql dump-linux-$1.sql
 }
-cp tests/windows/write.sql $d/in
-win write-win win.db
-lin write-linux sqlite3 linux.db
-check "write.sql on Windows: no error" empty write-win.err
-check "write.sql on Linux: no error" empty write-linux.err
-cp $d/win/win.db $d/linux/win.db
-cp $d/linux/linux.db $d/win/linux.db
-readback written 4
+# exchange SQL WINDB LINDB STAGE LEVELS: SQL (tests/windows/SQL.sql) run
+# by Windows on WINDB and by Linux on LINDB, each file then copied to the
+# other system, and readback STAGE LEVELS.
+exchange() {
+  cp tests/windows/$1.sql $d/in
+  win $1-${2%.db} $2
+  lin $1-${3%.db} sqlite3 $3
+  check "$1.sql on Windows ($2): no error" empty $1-${2%.db}.err
+  check "$1.sql on Linux ($3): no error" empty $1-${3%.db}.err
+  cp $d/win/$2 $d/linux/$2
+  cp $d/linux/$3 $d/win/$3
+  readback $4 $5
+}
+exchange write win.db linux.db written 4
 # Each system changes the other's file.
-cp tests/windows/update.sql $d/in
-win update-linux linux.db
-lin update-win sqlite3 win.db
-check "update.sql on Windows (Linux's file): no error" empty update-linux.err
-check "update.sql on Linux (Windows' file): no error" empty update-win.err
-cp $d/win/linux.db $d/linux/linux.db
-cp $d/linux/win.db $d/win/win.db
-readback updated 5
+exchange update linux.db win.db updated 5
 
 # Malformed input: the same errors as on Linux, nothing changed.
 cp tests/windows/malformed.sql $d/in
@@ -220,16 +222,22 @@ check "docs (cmd windows 0), the tarball's DLL: [$got], the page says [$want]" \
   [ -n "$want" -a "$got" = "$want" ]
 
 # The core's filters, written on each system and checked on the other.
-# blob_tool prints "blob_tool: N passed, N failed".
-tool() { # tool KEY LABEL CMD...: run, one check: exit 0 and "0 failed"
+# tool KEY LABEL CMD...: one check, passed when CMD exits 0 with a closing
+# line "N passed, 0 failed" (read by tests/counts.awk, the one parser).
+tool() {
   key=$1
   label=$2
   shift 2
   "$@" >$d/$key.log 2>&1
   rc=$?
-  last=$(tr -d '\r' <$d/$key.log | tail -1)
-  check "$label: $last" \
-    sh -c "[ $rc = 0 ] && echo '$last' | grep -q ' passed, 0 failed$'"
+  p=0
+  f=1
+  if counts=$(tr -d '\r' <$d/$key.log | awk -f tests/counts.awk); then
+    set -- $counts
+    p=$1
+    f=$2
+  fi
+  check "$label: $p passed, $f failed, exit $rc" [ $rc = 0 -a "$f" = 0 ]
 }
 mkdir -p $d/blobs-win $d/blobs-linux
 tool win-write "blob_tool.exe write" $WINE "$root/$W/blob_tool.exe" write $d/blobs-win
@@ -246,5 +254,8 @@ check "blob_tool files byte-identical ($nsame of $nb)" \
   sh -c "[ $nb -gt 0 ] && [ $nsame = $nb ]"
 tool core "core_test.exe (loops / $scale)" \
   env CUCKOO_TEST_SCALE="$scale" $WINE "$root/$W/core_test.exe"
+
+# Microsoft's compiler's mode: the cl /LD command on the tarball's cuckoo.c.
+. tests/windows/msvc.sh
 
 finish
