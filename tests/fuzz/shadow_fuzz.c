@@ -7,13 +7,13 @@
 ** Each input picks one of a few template databases (a table t with its
 ** shadow tables t_config, t_levels, t_blocks: one or several levels,
 ** plain or semi-sorted, bucket sizes 2, 4 and 8, growth on and off),
-** built once per process and loaded into a fresh in-memory connection
-** (sqlite3_deserialize), and applies the mutations the input describes,
-** with SQL on the shadow tables: config values replaced by integers,
-** reals, text, BLOBs or NULL, config rows deleted or added; any cell of a
-** levels row replaced, rows deleted or added; block contents overwritten
-** in place, blocks truncated, extended, retyped, deleted, renumbered or
-** added; a shadow table dropped.  After a first cuckoo_check(), the rest
+** built once per process and loaded (sqlite3_deserialize) into the
+** process's one in-memory connection, and applies the mutations the
+** input describes, with SQL on the shadow tables: config values replaced
+** by integers, reals, text, BLOBs or NULL, config rows deleted or added;
+** any cell of a levels row replaced, rows deleted or added; block
+** contents overwritten in place, blocks truncated, extended, retyped,
+** deleted, renumbered or added; a shadow table dropped.  After a first cuckoo_check(), the rest
 ** of the input is a program of operations on the table, in any order and
 ** in or out of transactions and nested savepoints: lookups (= and IN),
 ** joins, scans, cuckoo_table_info(), cuckoo_export() of levels 0..3,
@@ -61,17 +61,22 @@
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 
 /* The in-memory database's largest size (SQLITE_FCNTL_SIZE_LIMIT): a
-** template with a program's writes needs well under 1 MB, and a crafted
-** capacity's level reaches the limit (SQLITE_FULL) after at most 1 MB of
-** 64-byte block rows (about 0.1 s under ASan, where 32 MB took seconds). */
-#define DB_SIZE_LIMIT (1 << 20)
+** template with a program's writes needs well under 128 KB (14 KB at
+** most over the corpus of a 60-second run; 32 bulk inserts of 355 items
+** need 66 KB), and a crafted capacity's level reaches the limit
+** (SQLITE_FULL) after at most 128 KB of block rows: about 8 ms under
+** ASan, where the 1 MB of the first version took 60 to 200 ms, a third of
+** all the time the fuzzer spent. */
+#define DB_SIZE_LIMIT (128 << 10)
 
 /* ASan keeps freed memory in quarantine to catch a use after free; one
-** input allocates and frees a few MB (SQLite's parser and schema loads
-** mostly), so a 32 MB quarantine still covers several inputs, where the
-** default 256 MB made every input touch fresh pages (3x slower). */
+** input allocates and frees 0.3 MB (an empty program) to a few MB, so a
+** 4 MB quarantine still covers the rest of the input that freed a block,
+** where a larger one makes every allocation touch memory out of the CPU's
+** caches: 32 MB made an empty program 2 to 3 times slower, the default
+** 256 MB 3 times slower again. */
 const char *__asan_default_options(void);
-const char *__asan_default_options(void) { return "quarantine_size_mb=32"; }
+const char *__asan_default_options(void) { return "quarantine_size_mb=4"; }
 
 #define FUZZ_ASSERT(x)                                                         \
   do {                                                                         \
@@ -114,6 +119,13 @@ static sqlite3_int64 nImage[N_TEMPLATE];
 
 static void build_templates(void) {
   int i;
+  /* No initial bulk allocation for a page cache: SQLite's default
+  ** allocates 20 pages at once for each cache it opens (about 87 KB for
+  ** the 4 KB pages of a transaction's temporary files, four times per
+  ** input), more than all the rest an empty program allocates; pages are
+  ** allocated one by one instead. */
+  FUZZ_ASSERT(sqlite3_config(SQLITE_CONFIG_PAGECACHE, (void *)0, 0, 0) ==
+              SQLITE_OK);
   for (i = 0; i < N_TEMPLATE; i++) {
     sqlite3 *db = 0;
     unsigned char *p;
@@ -491,7 +503,7 @@ enum {
   OP_CHECK,       /* cuckoo_check(): 'ok' if the table is sound */
   OP_EMPTY,       /* byte & 1: DELETE FROM t, else 'delete-all' */
   OP_END,    /* byte & 1: COMMIT, else ROLLBACK (if a transaction is open) */
-  OP_RENAME, /* rename before the final DROP TABLE */
+  OP_RENAME, /* byte % 4 == 0: rename before the final DROP TABLE */
   N_OP
 };
 #define MAX_OPS 32
@@ -584,12 +596,28 @@ static int run_op(run *p, unsigned op, reader *rd, int *pnSave) {
       sqlite3_exec(p->db, "ROLLBACK", 0, 0, 0); /* if COMMIT failed */
     }
     break;
-  default: /* OP_RENAME */ return 1;
+  default:
+    /* OP_RENAME: ALTER TABLE RENAME costs as much as 30 reads (about 3 ms
+    ** under ASan: SQLite parses the schema again for the table and each
+    ** shadow table), and a program has one opcode in 15 of this kind, so
+    ** only one in 4 of them asks for it (a missing argument byte, 0,
+    ** asks) */
+    return rd_byte(rd) % 4 == 0;
   }
   /* A failed write may have rolled the whole transaction back
   ** (SQLITE_FULL), and COMMIT and ROLLBACK end every savepoint. */
   if (sqlite3_get_autocommit(p->db)) *pnSave = 0;
   return 0;
+}
+
+/* The one connection every input runs on (see LLVMFuzzerTestOneInput). */
+static sqlite3 *gDb;
+
+static void open_connection(void) {
+  FUZZ_ASSERT(sqlite3_open(":memory:", &gDb) == SQLITE_OK);
+  FUZZ_ASSERT(sqlite3_cuckoo_init(gDb, 0, 0) == SQLITE_OK);
+  /* exports of absurd geometries stop here, not at a huge allocation */
+  sqlite3_limit(gDb, SQLITE_LIMIT_LENGTH, 4 << 20);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -599,7 +627,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int iTpl, nMut = 0, nOp = 0, nSave = 0, bRename = 0;
   const char *zDrop;
 
-  if (aImage[0] == 0) build_templates();
+  if (aImage[0] == 0) {
+    build_templates();
+    open_connection();
+  }
   if (size > 4096) return 0;
   rd.p = data;
   rd.n = size;
@@ -607,10 +638,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memset(&R, 0, sizeof(R));
   iTpl = (int)(rd_byte(&rd) % N_TEMPLATE);
 
-  FUZZ_ASSERT(sqlite3_open(":memory:", &R.db) == SQLITE_OK);
-  FUZZ_ASSERT(sqlite3_cuckoo_init(R.db, 0, 0) == SQLITE_OK);
-  /* exports of absurd geometries stop here, not at a huge allocation */
-  sqlite3_limit(R.db, SQLITE_LIMIT_LENGTH, 4 << 20);
+  /* One connection serves every input: sqlite3_deserialize() replaces
+  ** its database with the template's image (closing the previous one and
+  ** dropping its schema, so the table is connected afresh), and the
+  ** previous input left no statement, transaction or table behind (it
+  ** ends with ROLLBACK and DROP TABLE, and aborts if the DROP fails).
+  ** Opening a connection and registering the extension per input cost
+  ** as much as a short program. */
+  R.db = gDb;
+  FUZZ_ASSERT(sqlite3_get_autocommit(R.db));
+  FUZZ_ASSERT(sqlite3_next_stmt(R.db, 0) == 0);
   img = sqlite3_malloc64((sqlite3_uint64)nImage[iTpl]);
   FUZZ_ASSERT(img != 0);
   memcpy(img, aImage[iTpl], (size_t)nImage[iTpl]);
@@ -653,6 +690,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             sqlite3_errmsg(R.db));
     abort();
   }
-  sqlite3_close(R.db);
   return 0;
 }
