@@ -21,6 +21,44 @@ sqlite3_int64 ckst_total(const ckstore *p) {
 
 void ckst_scan_start(ckst_scan *s) { memset(s, 0, sizeof(*s)); }
 
+/* The first block from block j on of level iLevel that may hold a
+** fingerprint: one with a row, or one in the cache (written to, maybe
+** not flushed yet); the level's block count if none.  Every other block
+** of a format-2 level is empty. */
+static int ckst_next_block(ckstore *p, int iLevel, uint64_t j,
+                           uint64_t *pjNext) {
+  const ckst_level *pL = &p->aLevel[iLevel];
+  uint64_t jNext = pL->nBlock, idFrom = CKST_ID(iLevel, j);
+  sqlite3_stmt *pStmt = 0;
+  uint32_t i;
+  int rc = ckst_stmt(p, CKST_FIRST_BLOCK, &pStmt);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)idFrom);
+  sqlite3_bind_int64(pStmt, 2, (sqlite3_int64)CKST_ID(iLevel + 1, 0));
+  rc = sqlite3_step(pStmt);
+  if (rc == SQLITE_ROW) {
+    uint64_t jRow = (uint64_t)sqlite3_column_int64(pStmt, 0) & 0xffffffff;
+    if (jRow < jNext) jNext = jRow;
+    rc = SQLITE_OK;
+  } else {
+    rc = rc == SQLITE_DONE ? SQLITE_OK : ckst_sqlerr(p, rc);
+  }
+  sqlite3_reset(pStmt);
+  for (i = 0; i < p->nSlot; i++) {
+    const ckst_block *b = p->aSlot[i];
+    if (b && b->id >= idFrom && b->id < CKST_ID(iLevel, jNext)) {
+      jNext = b->id & 0xffffffff;
+    }
+  }
+  *pjNext = jNext;
+  return rc;
+}
+
+/* A full scan visits every bucket of a block with a row or in the cache,
+** and jumps over each run of other blocks with one query: a format-2
+** level of a large capacity (capacity=1e10: 2.5e9 buckets) is mostly
+** blocks without rows, and visiting their buckets one by one took
+** minutes whatever the table held. */
 int ckst_scan_next(ckstore *p, ckst_scan *s) {
   while (s->iLevel < p->nLevel) {
     const ckst_level *pL = &p->aLevel[s->iLevel];
@@ -39,6 +77,19 @@ int ckst_scan_next(ckstore *p, ckst_scan *s) {
     }
     rc = ckst_get_bucket(p, s->iLevel, s->iBucket, s->aFp);
     if (rc != SQLITE_OK) return rc;
+    if (s->iBucket % pL->nPer == 0) {
+      /* the first bucket of block j: if the block has no row and was not
+      ** written to, it is all zeros, and so are the blocks up to the
+      ** next one that has a row or is cached */
+      uint64_t j = s->iBucket / pL->nPer, jNext;
+      const ckst_block *b = ckst_cache_find(p, CKST_ID(s->iLevel, j));
+      if (b && b->bAbsent && !b->bDirty) {
+        rc = ckst_next_block(p, s->iLevel, j + 1, &jNext);
+        if (rc != SQLITE_OK) return rc;
+        s->iBucket = jNext * pL->nPer;
+        continue;
+      }
+    }
     s->bLoaded = 1;
     s->iSlot = -1;
   }
