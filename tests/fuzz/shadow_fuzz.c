@@ -87,6 +87,64 @@ const char *__asan_default_options(void) { return "quarantine_size_mb=4"; }
     }                                                                          \
   } while (0)
 
+/* Statements of the current input, by SQL text: an input runs the same
+** few statements again and again (a program repeats its opcodes, the
+** mutations look blocks up), and preparing one costs more than most
+** runs of it (SQLite parses it, with a hundred or so allocations, each
+** costly under ASan).  The cache is emptied at the end of every input:
+** the next input's database is a new one (sqlite3_deserialize), so a
+** statement kept would be prepared again anyway.  A statement is reset
+** (its bindings cleared) before each use, so it runs as a fresh one. */
+#define N_STMT 64
+static struct {
+  char *zSql;
+  sqlite3_stmt *s;
+} aStmt[N_STMT];
+static int nStmt;
+
+/* Prepare zSql, or take it from the cache; release with stmt_done(). */
+static int stmt_get(sqlite3 *db, const char *zSql, sqlite3_stmt **pp) {
+  int i, rc;
+  for (i = 0; i < nStmt; i++) {
+    if (strcmp(aStmt[i].zSql, zSql) == 0) {
+      *pp = aStmt[i].s;
+      return SQLITE_OK;
+    }
+  }
+  rc = sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_PERSISTENT, pp, 0);
+  if (rc == SQLITE_OK && *pp && nStmt < N_STMT) {
+    size_t n = strlen(zSql) + 1;
+    aStmt[nStmt].zSql = malloc(n);
+    FUZZ_ASSERT(aStmt[nStmt].zSql != 0);
+    memcpy(aStmt[nStmt].zSql, zSql, n);
+    aStmt[nStmt].s = *pp;
+    nStmt++;
+  }
+  return rc;
+}
+
+/* Done with a statement of stmt_get(): reset if cached, else finalized. */
+static void stmt_done(sqlite3_stmt *s) {
+  int i;
+  for (i = 0; i < nStmt; i++) {
+    if (aStmt[i].s == s) {
+      sqlite3_reset(s);
+      sqlite3_clear_bindings(s);
+      return;
+    }
+  }
+  sqlite3_finalize(s);
+}
+
+static void stmt_clear(void) {
+  int i;
+  for (i = 0; i < nStmt; i++) {
+    sqlite3_finalize(aStmt[i].s);
+    free(aStmt[i].zSql);
+  }
+  nStmt = 0;
+}
+
 /* Template databases: the table and its items. */
 static const char *azTemplate[] = {
     /* three levels of 64-byte blocks, items of every type */
@@ -115,17 +173,34 @@ static const char *azTemplate[] = {
 #define N_TEMPLATE (int)(sizeof(azTemplate) / sizeof(azTemplate[0]))
 
 static unsigned char *aImage[N_TEMPLATE];
+#define N_PAGE 512 /* pages of the page-cache buffer (2.2 MB) */
 static sqlite3_int64 nImage[N_TEMPLATE];
 
 static void build_templates(void) {
   int i;
-  /* No initial bulk allocation for a page cache: SQLite's default
-  ** allocates 20 pages at once for each cache it opens (about 87 KB for
-  ** the 4 KB pages of a transaction's temporary files, four times per
-  ** input), more than all the rest an empty program allocates; pages are
-  ** allocated one by one instead. */
-  FUZZ_ASSERT(sqlite3_config(SQLITE_CONFIG_PAGECACHE, (void *)0, 0, 0) ==
-              SQLITE_OK);
+  /* Pages come from one buffer allocated here, not one allocation each:
+  ** an input reads and writes about 400 pages (its database's 1 KB pages
+  ** and the 4 KB pages of temporary files), 0.7 MB that ASan's allocator
+  ** would fill, poison and quarantine.  The extension never sees page
+  ** memory (a column's BLOB or TEXT is copied out of the page into a
+  ** value of its own), so nothing ASan checks for it is lost.  Beyond
+  ** N_PAGE pages, SQLite allocates pages one by one again. */
+  {
+    int nHdr = 0;
+    size_t szPage;
+    static void *pPages;
+    FUZZ_ASSERT(sqlite3_config(SQLITE_CONFIG_PCACHE_HDRSZ, &nHdr) ==
+                SQLITE_OK);
+    szPage = ((size_t)4096 + (size_t)nHdr + 15) & ~(size_t)15;
+    pPages = malloc(szPage * N_PAGE);
+    FUZZ_ASSERT(pPages != 0);
+    FUZZ_ASSERT(sqlite3_config(SQLITE_CONFIG_PAGECACHE, pPages, (int)szPage,
+                               N_PAGE) == SQLITE_OK);
+  }
+  /* One thread, no memory statistics: no mutex around each of the
+  ** thousands of allocations of an input. */
+  FUZZ_ASSERT(sqlite3_config(SQLITE_CONFIG_SINGLETHREAD) == SQLITE_OK);
+  FUZZ_ASSERT(sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK);
   for (i = 0; i < N_TEMPLATE; i++) {
     sqlite3 *db = 0;
     unsigned char *p;
@@ -205,29 +280,29 @@ static void run_bound(sqlite3 *db, const char *zSql, reader *r, int nValue,
                       const int64_t *aInt, int nInt) {
   sqlite3_stmt *s = 0;
   int i;
-  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) return;
+  if (stmt_get(db, zSql, &s) != SQLITE_OK) return;
   for (i = 0; i < nInt; i++)
     sqlite3_bind_int64(s, i + 1, aInt[i]);
   for (i = 0; i < nValue; i++)
     bind_value(s, nInt + i + 1, r);
   while (sqlite3_step(s) == SQLITE_ROW) {
   }
-  sqlite3_finalize(s);
+  stmt_done(s);
 }
 
 /* The id of the k-th block row (any if k is past the end). */
 static int64_t block_id(sqlite3 *db, unsigned k) {
   sqlite3_stmt *s = 0;
   int64_t id = 0;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT id FROM t_blocks ORDER BY id LIMIT 1 OFFSET "
-                         "?1 % (SELECT max(count(*), 1) FROM t_blocks)",
-                         -1, &s, 0) != SQLITE_OK) {
+  if (stmt_get(db,
+               "SELECT id FROM t_blocks ORDER BY id LIMIT 1 OFFSET "
+               "?1 % (SELECT max(count(*), 1) FROM t_blocks)",
+               &s) != SQLITE_OK) {
     return 0;
   }
   sqlite3_bind_int(s, 1, (int)k);
   if (sqlite3_step(s) == SQLITE_ROW) id = sqlite3_column_int64(s, 0);
-  sqlite3_finalize(s);
+  stmt_done(s);
   return id;
 }
 
@@ -290,18 +365,17 @@ static void mutate(sqlite3 *db, reader *r) {
     a[1] = rd_byte(r);
     for (j = 0; j < n; j++)
       buf[j] = (uint8_t)rd_byte(r);
-    if (sqlite3_prepare_v2(
-            db,
-            "UPDATE t_blocks SET data = CAST(substr(data, 1, ?2 % "
-            "max(length(data), 1)) || ?3 || substr(data, ?2 % "
-            "max(length(data), 1) + 1 + length(?3)) AS BLOB) WHERE id = ?1 "
-            "AND length(data) > 0",
-            -1, &s, 0) == SQLITE_OK) {
+    if (stmt_get(db,
+                 "UPDATE t_blocks SET data = CAST(substr(data, 1, ?2 % "
+                 "max(length(data), 1)) || ?3 || substr(data, ?2 % "
+                 "max(length(data), 1) + 1 + length(?3)) AS BLOB) WHERE id = "
+                 "?1 AND length(data) > 0",
+                 &s) == SQLITE_OK) {
       sqlite3_bind_int64(s, 1, a[0]);
       sqlite3_bind_int64(s, 2, a[1]);
       sqlite3_bind_blob(s, 3, buf, (int)n, SQLITE_TRANSIENT);
       sqlite3_step(s);
-      sqlite3_finalize(s);
+      stmt_done(s);
     }
     break;
   }
@@ -434,7 +508,7 @@ static int64_t use(run *p, const char *zSql, const int64_t *aInt, int nInt) {
   sqlite3_stmt *s = 0;
   int rc, i;
   int64_t v = 0;
-  rc = sqlite3_prepare_v2(p->db, zSql, -1, &s, 0);
+  rc = stmt_get(p->db, zSql, &s);
   if (rc != SQLITE_OK) {
     check_error(p, rc, zSql);
     return -1;
@@ -447,7 +521,7 @@ static int64_t use(run *p, const char *zSql, const int64_t *aInt, int nInt) {
     check_error(p, rc, zSql);
     v = -1;
   }
-  sqlite3_finalize(s);
+  stmt_done(s);
   return v;
 }
 
@@ -455,8 +529,7 @@ static int64_t use(run *p, const char *zSql, const int64_t *aInt, int nInt) {
 static int check_table(run *p) {
   sqlite3_stmt *s = 0;
   int r = -1, rc;
-  if (sqlite3_prepare_v2(p->db, "SELECT cuckoo_check('t')", -1, &s, 0) !=
-      SQLITE_OK) {
+  if (stmt_get(p->db, "SELECT cuckoo_check('t')", &s) != SQLITE_OK) {
     return -1;
   }
   rc = sqlite3_step(s);
@@ -466,7 +539,7 @@ static int check_table(run *p) {
   } else {
     check_error(p, rc, "cuckoo_check");
   }
-  sqlite3_finalize(s);
+  stmt_done(s);
   return r;
 }
 
@@ -678,6 +751,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     use(&R, "ROLLBACK", 0, 0);
   }
   if (R.bSound) FUZZ_ASSERT(check_table(&R) == 1);
+  stmt_clear();
 
   /* A damaged table can always be renamed (unless a shadow table is
   ** missing) and dropped. */
@@ -690,5 +764,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             sqlite3_errmsg(R.db));
     abort();
   }
+  /* The input ends with the state it began with, an empty database: its
+  ** image, pages and schema are freed now, in the input that allocated
+  ** them.  Each input then frees what it allocates, and libFuzzer runs
+  ** an input again with LeakSanitizer only when it does leak (it does
+  ** so whenever an input's allocations outnumber its frees). */
+  FUZZ_ASSERT(sqlite3_deserialize(R.db, "main", 0, 0, 0, 0) == SQLITE_OK);
   return 0;
 }
