@@ -712,10 +712,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   iTpl = (int)(rd_byte(&rd) % N_TEMPLATE);
 
   /* One connection serves every input: sqlite3_deserialize() replaces
-  ** its database with the template's image (closing the previous one and
-  ** dropping its schema, so the table is connected afresh), and the
-  ** previous input left no statement, transaction or table behind (it
-  ** ends with ROLLBACK and DROP TABLE, and aborts if the DROP fails).
+  ** its database with the template's image (dropping the schema, so the
+  ** table is connected afresh), and the previous input left no
+  ** statement, transaction or table behind (it ends with ROLLBACK, DROP
+  ** TABLE, aborting if the DROP fails, and an empty database).
   ** Opening a connection and registering the extension per input cost
   ** as much as a short program. */
   R.db = gDb;
