@@ -708,13 +708,17 @@ static void ckst_forget(ckstore *p, int bRollback) {
 
 void ckst_discard(ckstore *p) { ckst_forget(p, 0); }
 
-void ckst_rollback(ckstore *p) { ckst_forget(p, 1); }
+void ckst_rollback(ckstore *p) {
+  ckst_forget(p, 1);
+  ckst_defer_end(p);
+}
 
 /* The transaction committed: the next change bumps the cookie again. */
 void ckst_commit(ckstore *p) {
   /* rule 4: xSync flushed every change before the commit */
   assert(p->nDirty == 0 || !p->bLoaded);
   p->bCookieBumped = 0;
+  ckst_defer_end(p);
 }
 
 /* Load if needed (a failed load leaves nothing loaded); else refresh. */

@@ -182,33 +182,52 @@ CUCKOO_PRIVATE int ckst_replace(ckstore *p, uint64_t hOld, uint64_t hNew,
                                 const ckst_namer *pName);
 
 /*
-** Pending inserts, for bulk loads (cuckoo_store_defer.c): ckst_insert()
-** deferred.  ckst_insert_later() hashes the item (cksql_item_hash under
-** the table's seed: *pHash) and only records an INTEGER or REAL item's
-** hash and value (24 bytes; at most CKST_PEND_MAX
-** of them per table; at the bound, if the array cannot grow, and for
-** TEXT and BLOB items it is ckst_insert()); ckst_drain() places every
-** pending item in order, exactly as one ckst_insert() after another
-** would, with the memory accesses of successive items overlapped.  Every
-** other item operation, ckst_ready() with bRefresh, ckst_flush() and
+** Pending inserts (cuckoo_store_defer.c): ckst_insert() deferred, for
+** every INSERT shape the virtual table sees.  ckst_insert_later() hashes
+** the item (cksql_item_hash under the table's seed: *pHash) and records
+** its hash and what names it in a message (24 bytes, plus the first
+** bytes of a TEXT item); ckst_drain() places every pending item in order,
+** exactly as one ckst_insert() after another would, with the memory
+** accesses of successive items overlapped.  Every other item operation,
+** ckst_ready() with bRefresh, ckst_flush(), ckst_savepoint() and
 ** ckst_import() drain first, so nothing reads the store without the
-** pending items; ckst_discard() drops them.  A failure (a "full" table,
-** naming the item) is reported by whichever of these drains: the caller
-** must only defer inserts whose failure fails the statement as a whole
-** (see cuckoo_vtab.c).  A failed item and the ones after it stay pending
-** until ckst_discard().
+** pending items; ckst_discard() drops them.  A failure (a "full" table or
+** "too many copies", naming the item) is reported by whichever of these
+** drains; a failed item and the ones after it stay pending until
+** ckst_discard().
+**
+** mFlags:
+**   CKST_LATER_TXN        the row is inside an explicit transaction: it is
+**                         only recorded where no later drain can refuse it
+**                         (cuckoo_store_defer.c, "Refusals"); an item that
+**                         could be refused is placed at once (the result
+**                         is ckst_insert()'s); with growth off, -1.
+**   CKST_LATER_IF_ABSENT  OR IGNORE / OR REPLACE: an item probably present
+**                         (it matches a level, or a pending item's
+**                         fingerprint and buckets on the newest level) is
+**                         SQLITE_DONE, not inserted.
+** Returns SQLITE_OK (recorded), SQLITE_DONE (above), an error, or -1:
+** nothing done (the store is not loaded, the item is NULL, a bound is
+** reached, or the rule above): the caller takes its general path, which
+** drains and places the item at once.  Bounds per table: CKST_PEND_MAX
+** items, CKST_PEND_TEXT_MAX bytes of TEXT.
 */
 #define CKST_PEND_MAX 65536
-/* (-1, nothing done, if the store is not loaded or the item is NULL: the
-** caller takes its general path, which loads the store.) */
+#define CKST_PEND_TEXT_MAX (1 << 22)
+#define CKST_LATER_TXN 1
+#define CKST_LATER_IF_ABSENT 2
 CUCKOO_PRIVATE int ckst_insert_later(ckstore *p, sqlite3_value *pItem,
-                                     uint64_t *pHash);
+                                     int mFlags, uint64_t *pHash);
 CUCKOO_PRIVATE int ckst_drain(ckstore *p);
 
 /* Transaction boundaries (rule 4): ckst_flush() writes the changes made in
 ** memory to the shadow tables; ckst_discard() forgets everything held in
 ** memory; ckst_commit() ends the transaction's cookie bump. */
 CUCKOO_PRIVATE int ckst_flush(ckstore *p);
+/* ckst_flush() at a savepoint (xSavepoint): if it fails with items still
+** pending, they are older than the savepoint, and a rollback to it that
+** drops them makes every later flush fail until ckst_rollback(). */
+CUCKOO_PRIVATE int ckst_savepoint(ckstore *p);
 CUCKOO_PRIVATE void ckst_discard(ckstore *p);
 CUCKOO_PRIVATE void ckst_commit(ckstore *p);
 /* ckst_discard() at the rollback of the whole transaction: also forgets

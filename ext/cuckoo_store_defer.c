@@ -1,24 +1,44 @@
 /*
 ** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
 **
-** cuckoo_store_defer.c: deferred inserts, for bulk loads (cuckoo_store.h
-** documents the contract; cuckoo_vtab.c decides which inserts may be
-** deferred).  The state is one struct, ckst_defer (cuckoo_store_int.h), in
-** the store; its life cycle:
+** cuckoo_store_defer.c: deferred inserts, for every INSERT shape
+** (cuckoo_store.h documents the contract; cuckoo_vtab.c says which rows
+** it asks to defer).  The state is one struct, ckst_defer
+** (cuckoo_store_int.h), in the store; its life cycle:
 **
-**   add       ckst_insert_later(): record an item's hash and value;
+**   add       ckst_insert_later(): record an item's hash and what names
+**             it (its value; a TEXT item's first bytes);
 **   place     ckst_drain(): place every pending item, in order, exactly as
 **             one ckst_insert() after another would; every other store
-**             operation, ckst_ready() with bRefresh, ckst_flush() (xSync,
-**             xSavepoint) and ckst_import() drain first;
+**             operation, ckst_ready() with bRefresh, ckst_flush() (xSync),
+**             ckst_savepoint() (xSavepoint) and ckst_import() drain first;
 **   discard   ckst_discard() (xRollbackTo) and ckst_rollback() (xRollback)
 **             drop them: ckst_defer_discard().
 **
-** A drain that fails (a "full" table, naming the item) keeps the failed
-** item and the ones after it pending until a discard; a discard that drops
-** them at a savepoint rollback inside the failed statement makes every
+** Statements and savepoints.  Every savepoint drains and flushes
+** (ckst_savepoint), so the pending items are always newer than the newest
+** savepoint: a ROLLBACK TO, or the rollback of a failed statement (SQLite
+** opens a savepoint for every statement that can fail after a change),
+** drops exactly the items inserted since, which the journal's restored
+** shadow tables never held.  A drain that fails keeps the failed item and
+** the ones after it pending; if that drain was a savepoint's, the items
+** predate the savepoint, and a rollback to it that drops them makes every
 ** later flush fail (ckst_defer_check_flush) until the transaction's
 ** rollback.
+**
+** Refusals.  Outside an explicit transaction the statement is its own
+** transaction: a "full" or "too many copies" item fails it wherever the
+** drain finds it, at the latest at its commit.  Inside one, a drain can
+** run after the statement that recorded the item has ended, so an item
+** is only recorded where no drain can refuse it: growth on, the table
+** able to add CKST_DEFER_SPARE levels, and every pending item within the
+** newest level's room (ckst_safe: no drain grows the table for capacity;
+** a level that refuses an insert before its capacity, rarely, makes the
+** table grow into the spare levels).  The refusal left is "too many
+** copies" on the newest level: ckst_txn_check() reads the item's two
+** buckets there (stored copies) and aSeen rules out pending items with
+** the same fingerprint and buckets; an item that fails either is placed
+** at once, after the pending ones, so its statement fails if it must.
 */
 #include "cuckoo_store_int.h"
 
@@ -59,6 +79,50 @@ static void ckst_prefetch(const ckstore *p, uint64_t hash) {
   }
 }
 
+/*
+** Copies of one item in a transaction.  An item pending twice could be
+** refused ("too many copies") by a drain after its statement: the second
+** one is placed at once instead (-1), after the others, so its statement
+** fails if it must.  aSeen has a bit per pending hash (128 KiB): a set bit
+** is an item probably pending; a false one only places an item at once.
+*/
+#define CKST_SEEN_BITS 20
+static uint32_t ckst_seen_bit(uint64_t key) {
+  return (uint32_t)((key * 0x9E3779B97F4A7C15ULL) >> (64 - CKST_SEEN_BITS));
+}
+static uint64_t ckst_last_key(const ckstore *p, uint64_t hash);
+
+/* Is the bit of key set?  1 or 0 (-1: out of memory). */
+static int ckst_seen(ckst_defer *d, uint64_t key) {
+  uint32_t i = ckst_seen_bit(key);
+  if (d->aSeen == 0) {
+    d->aSeen = sqlite3_malloc64(sizeof(uint64_t) << (CKST_SEEN_BITS - 6));
+    if (d->aSeen == 0) return -1;
+    memset(d->aSeen, 0, sizeof(uint64_t) << (CKST_SEEN_BITS - 6));
+  }
+  return (d->aSeen[i >> 6] >> (i & 63)) & 1;
+}
+
+/* Set (bSet) or clear the bits of pending items i0..n-1 (their keys on
+** the newest level: before a drain, the level they were recorded for). */
+static void ckst_seen_mark(ckstore *p, uint32_t i0, int bSet) {
+  ckst_defer *d = &p->defer;
+  uint32_t i;
+  if (d->aSeen == 0) return;
+  if (!bSet && i0 == 0 && d->n > 4096) {
+    memset(d->aSeen, 0, sizeof(uint64_t) << (CKST_SEEN_BITS - 6));
+    return;
+  }
+  for (i = i0; i < d->n; i++) {
+    uint32_t b = ckst_seen_bit(ckst_last_key(p, d->aHash[i]));
+    if (bSet) {
+      d->aSeen[b >> 6] |= (uint64_t)1 << (b & 63);
+    } else {
+      d->aSeen[b >> 6] &= ~((uint64_t)1 << (b & 63));
+    }
+  }
+}
+
 static int ckst_drain_pending(ckstore *p);
 
 /* The namer of the pending item being placed (ckst_namer): its value. */
@@ -67,14 +131,37 @@ static char *ckst_pend_name(void *pArg) {
   const ckst_pend *e;
   assert(p->defer.iItem >= 0 && (uint32_t)p->defer.iItem < p->defer.nAlloc);
   e = &p->defer.aVal[p->defer.iItem];
-  return e->eType == SQLITE_INTEGER ? sqlite3_mprintf("%lld", e->v.i)
-                                    : sqlite3_mprintf("%!.15g", e->v.r);
+  switch (e->eType) {
+  case SQLITE_INTEGER: return sqlite3_mprintf("%lld", e->v.i);
+  case SQLITE_FLOAT: return sqlite3_mprintf("%!.15g", e->v.r);
+  case SQLITE_TEXT:
+    /* as cksql_describe_value(): the first bytes are enough for '%.40q' */
+    assert(e->v.iOff < p->defer.nText);
+    return sqlite3_mprintf("'%.40q'", p->defer.aText + e->v.iOff);
+  default: return sqlite3_mprintf("a BLOB");
+  }
 }
 
-/* Place pending item i as ckst_insert() would, named by its value. */
+/* Does an item match any level?  (-1: error, as ckst_match) */
+static int ckst_match_any(ckstore *p, uint64_t hash) {
+  int i;
+  for (i = p->nLevel - 1; i >= 0; i--) {
+    int m = ckst_match(p, i, hash);
+    if (m != 0) return m;
+  }
+  return 0;
+}
+
+/* Place pending item i as ckst_insert() would, named by its value; an OR
+** IGNORE item is placed only if it is still absent (see ckst_absent). */
 static int ckst_place(ckstore *p, uint32_t i) {
   ckst_namer nm;
   int rc;
+  if (p->defer.aVal[i].bIfAbsent) {
+    int m = ckst_match_any(p, p->defer.aHash[i]);
+    if (m < 0) return ckst_store_rc(p);
+    if (m) return SQLITE_OK;
+  }
   nm.xName = ckst_pend_name;
   nm.pArg = p;
   p->defer.iItem = (int)i;
@@ -83,19 +170,6 @@ static int ckst_place(ckstore *p, uint32_t i) {
   p->pName = 0;
   p->defer.iItem = -1;
   return rc;
-}
-
-/* The namer of an item not deferred (ckst_namer). */
-static char *ckst_value_name(void *pArg) {
-  return cksql_describe_value((sqlite3_value *)pArg);
-}
-
-/* ckst_insert() of an item placed at once. */
-static int ckst_insert_now(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
-  ckst_namer nm;
-  nm.xName = ckst_value_name;
-  nm.pArg = pItem;
-  return ckst_insert(p, hash, &nm);
 }
 
 /* Nothing pending is the common case of every operation. */
@@ -148,7 +222,11 @@ static int ckst_drain_batch(ckstore *p, uint32_t *pi) {
     }
     iMarked = iLast;
     if (c > CKST_CHUNK) c = CKST_CHUNK;
-    memset(aLvl, -1, c);
+    for (j = 0; j < c; j++) {
+      /* an OR IGNORE item goes through ckst_place(), as one matching an
+      ** older level does */
+      aLvl[j] = p->defer.aVal[i + j].bIfAbsent ? 0 : -1;
+    }
     for (k = iLast - 1; k >= 0; k--) {
       cf_contains_batch(&p->aLevel[k].img, p->defer.aHash + i, c, aFound);
       for (j = 0; j < c; j++) {
@@ -195,7 +273,9 @@ done:
 static int ckst_drain_pending(ckstore *p) {
   uint32_t i = 0, n = p->defer.n;
   unsigned nDiscard = p->defer.nDiscard;
-  int rc = ckst_drain_batch(p, &i);
+  int rc;
+  ckst_seen_mark(p, 0, 0); /* (set again for items left pending) */
+  rc = ckst_drain_batch(p, &i);
   if (p->defer.nDiscard != nDiscard) return rc == SQLITE_OK ? SQLITE_ABORT : rc;
   if (rc != SQLITE_OK) {
     p->defer.bFailed = 1;
@@ -223,85 +303,360 @@ static int ckst_drain_pending(ckstore *p) {
     memmove(p->defer.aVal, p->defer.aVal + i, sizeof(ckst_pend) * (n - i));
   }
   p->defer.n = n - i;
+  ckst_seen_mark(p, 0, 1);
+  p->defer.bKeys = 0;
+  if (p->defer.n == 0) p->defer.nText = 0; /* (else offsets stay valid) */
   assert(rc != SQLITE_OK || p->defer.n == 0);
   return rc;
 }
 
-int ckst_insert_later(ckstore *p, sqlite3_value *pItem, uint64_t *pHash) {
-  int eType, rc;
+/* Levels kept spare by the rule for transactions (see the top). */
+#define CKST_DEFER_SPARE 2
+
+/*
+** In a transaction: how many items may be pending.  The room of the
+** newest level (its capacity less its count: no drain grows the table
+** for capacity), with growth on, if the table can still add
+** CKST_DEFER_SPARE levels (rule 2: each of twice the capacity, while
+** ckst_grow() could make it), for the rare level that refuses an insert
+** before its capacity; 0 otherwise.  That depends only on the number of
+** levels and the newest one's capacity: kept for those (bGrowOk).
+*/
+static uint64_t ckst_safe(ckstore *p) {
+  ckst_defer *d = &p->defer;
+  const ckst_level *pL = &p->aLevel[p->nLevel - 1];
+  uint64_t cap = pL->p.capacity;
+  if (!p->growth) return 0;
+  if (d->nSafeLevels != p->nLevel || d->nSafeCap != cap) {
+    int k;
+    for (k = p->nLevel; k < p->nLevel + CKST_DEFER_SPARE; k++) {
+      if (k >= CKST_MAX_LEVELS || cap > ((uint64_t)1 << 61) ||
+          cf_fp_bits_for(ckst_level_rate(p, k), p->bucketSize) == 0) {
+        break;
+      }
+      cap *= 2;
+    }
+    d->bGrowOk = k == p->nLevel + CKST_DEFER_SPARE;
+    d->nSafeLevels = p->nLevel;
+    d->nSafeCap = pL->p.capacity;
+  }
+  if (!d->bGrowOk || pL->p.capacity <= pL->nCount) return 0;
+  return pL->p.capacity - pL->nCount;
+}
+
+/* The key of an item on the newest level: its fingerprint and the smaller
+** of its two buckets.  Two items share their two buckets and fingerprint
+** on that level exactly when their keys are equal; never 0. */
+static uint64_t ckst_last_key(const ckstore *p, uint64_t hash) {
+  const ckst_level *pL = &p->aLevel[p->nLevel - 1];
+  cf_key k = ckst_key(pL, hash);
+  uint32_t i2 = cf_alt(pL->p.nbuckets, k.i1, k.fp);
+  return ((uint64_t)k.fp << 32) | (k.i1 < i2 ? k.i1 : i2);
+}
+
+/* Add key to the set (it has room: nKeySlot >= 2 * (n + 1)); 1 if it was
+** there already. */
+static uint32_t ckst_key_slot(const ckst_defer *d, uint64_t key) {
+  return (uint32_t)((key * 0x9E3779B97F4A7C15ULL) >> 40) & (d->nKeySlot - 1);
+}
+static int ckst_key_add(ckst_defer *d, uint64_t key) {
+  uint32_t mask = d->nKeySlot - 1;
+  uint32_t i = ckst_key_slot(d, key);
+  for (;; i = (i + 1) & mask) {
+    if (d->aKey[i] == key) return 1;
+    if (d->aKey[i] == 0) {
+      d->aKey[i] = key;
+      return 0;
+    }
+  }
+}
+
+/* Make the key set hold every pending item's key, with room for one more
+** (CKST_PEND_MAX items at most: 2 MiB). */
+static int ckst_keys_ready(ckstore *p) {
+  ckst_defer *d = &p->defer;
+  uint32_t i, nWant = 1024;
+  while (nWant < 2 * (d->n + 1))
+    nWant *= 2;
+  if (d->bKeys && d->nKeySlot >= nWant) return SQLITE_OK;
+  if (d->nKeySlot < nWant) {
+    uint64_t *aNew = sqlite3_realloc64(d->aKey, sizeof(uint64_t) * nWant);
+    if (aNew == 0) return SQLITE_NOMEM;
+    d->aKey = aNew;
+    d->nKeySlot = nWant;
+  }
+  memset(d->aKey, 0, sizeof(uint64_t) * d->nKeySlot);
+  for (i = 0; i < d->n; i++)
+    ckst_key_add(d, ckst_last_key(p, d->aHash[i]));
+  d->bKeys = 1;
+  return SQLITE_OK;
+}
+
+/*
+** OR IGNORE: is the item probably present?  *pWhere = 1 if it matches a
+** level (the store as placed), 2 if only a pending item that the newest
+** level will take (its key is the item's: the fingerprint lands in the
+** item's buckets), 0 if neither.  A pending item that goes to an older
+** level matches the item there only if the item already matches it
+** (rule 3 puts it there because its own fingerprint is in its buckets).
+** The caller keeps the newest level unchanged while items are pending
+** (no growth: they fit its room), so the keys stay valid; a drain whose
+** level refuses an item grows the table anyway, which is why an item
+** found only among the pending ones is recorded as bIfAbsent and checked
+** again when its turn comes (never a false negative).
+*/
+static int ckst_absent(ckstore *p, uint64_t hash, int *pWhere) {
+  ckst_defer *d = &p->defer;
+  uint64_t key = 0;
+  int m, rc;
+  *pWhere = 0;
+  if (d->n > 0) {
+    rc = ckst_keys_ready(p);
+    if (rc != SQLITE_OK) return rc;
+    key = ckst_last_key(p, hash);
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(&d->aKey[ckst_key_slot(d, key)], 1);
+#endif
+  }
+  /* every bucket the lookup reads is asked for at once: the misses
+  ** overlap instead of following one another */
+  ckst_prefetch(p, hash);
+  m = ckst_match_any(p, hash);
+  if (m < 0) return ckst_store_rc(p);
+  if (m) {
+    *pWhere = 1;
+    return SQLITE_OK;
+  }
+  if (d->n > 0 && ckst_key_add(d, key)) *pWhere = 2;
+  return SQLITE_OK;
+}
+
+/* Room for one more pending item (and nText more bytes of TEXT): 0 if
+** it is there, 1 at a bound, or an error. */
+static int ckst_pend_room(ckstore *p, uint32_t nText) {
+  ckst_defer *d = &p->defer;
+  assert(d->n <= d->nAlloc && d->nAlloc <= CKST_PEND_MAX);
+  if (d->n == d->nAlloc) {
+    uint32_t nNew = d->nAlloc ? 2 * d->nAlloc : 256;
+    uint64_t *aNewHash;
+    ckst_pend *aNew;
+    if (d->nAlloc >= CKST_PEND_MAX) return 1;
+    if (nNew > CKST_PEND_MAX) nNew = CKST_PEND_MAX;
+    aNewHash = sqlite3_realloc64(d->aHash, sizeof(uint64_t) * (uint64_t)nNew);
+    if (aNewHash == 0) return SQLITE_NOMEM;
+    d->aHash = aNewHash; /* (the arrays' size is nAlloc) */
+    aNew = sqlite3_realloc64(d->aVal, sizeof(ckst_pend) * (uint64_t)nNew);
+    if (aNew == 0) return SQLITE_NOMEM;
+    d->aVal = aNew;
+    d->nAlloc = nNew;
+  }
+  if (nText && d->nText + nText > d->nTextAlloc) {
+    uint32_t nNew = d->nTextAlloc ? 2 * d->nTextAlloc : 4096;
+    char *aNew;
+    while (nNew < d->nText + nText)
+      nNew *= 2;
+    if (nNew > CKST_PEND_TEXT_MAX) return 1;
+    aNew = sqlite3_realloc64(d->aText, nNew);
+    if (aNew == 0) return SQLITE_NOMEM;
+    d->aText = aNew;
+    d->nTextAlloc = nNew;
+  }
+  return 0;
+}
+
+/* The namer of an item placed at once (ckst_namer). */
+static char *ckst_value_name(void *pArg) {
+  return cksql_describe_value((sqlite3_value *)pArg);
+}
+
+/* An item probably pending already (its bit is set): placed at once,
+** after the pending items, and its bit stays set until the transaction
+** ends, so that its later copies are placed at once too. */
+static int ckst_insert_hot(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
+  ckst_defer *d = &p->defer;
+  ckst_namer nm;
+  uint32_t b = ckst_seen_bit(ckst_last_key(p, hash));
+  int rc;
+  nm.xName = ckst_value_name;
+  nm.pArg = pItem;
+  rc = ckst_insert(p, hash, &nm);
+  if (rc == SQLITE_OK && d->aSeen) {
+    if (d->nHot >= CKST_PEND_MAX) {
+      memset(d->aSeen, 0, sizeof(uint64_t) << (CKST_SEEN_BITS - 6));
+      d->nHot = 0;
+    }
+    d->aSeen[b >> 6] |= (uint64_t)1 << (b & 63);
+    d->nHot++;
+  }
+  return rc;
+}
+
+/* The transaction ended: no item is hot any more. */
+void ckst_defer_end(ckstore *p) {
+  ckst_defer *d = &p->defer;
+  if (d->nHot == 0 || d->aSeen == 0) return;
+  memset(d->aSeen, 0, sizeof(uint64_t) << (CKST_SEEN_BITS - 6));
+  d->nHot = 0;
+}
+
+/*
+** In a transaction, may the item be recorded?  Its copy can be refused by
+** a drain (after its statement) only as "too many copies": its two
+** buckets on the newest level full of its fingerprint.  Those copies are
+** the ones stored now (bCount: counted here, one read of its two buckets,
+** fetched together; an OR IGNORE item found absent has none) and those of
+** pending items with its key, which aSeen rules out.  *pbHot = 0: it
+** may; 1: place it at once (its statement then fails if it must).
+*/
+static int ckst_txn_check(ckstore *p, uint64_t hash, int bCount, int *pbHot) {
+  const ckst_level *pL = &p->aLevel[p->nLevel - 1];
+  int iLast = p->nLevel - 1, rc;
+  cf_key k = ckst_key(pL, hash);
+  uint32_t i2 = cf_alt(pL->p.nbuckets, k.i1, k.fp), n = 0, j;
+  uint32_t aFp[CF_MAX_BUCKET_SIZE];
+  rc = ckst_seen(&p->defer, ckst_last_key(p, hash));
+  if (rc < 0) return SQLITE_NOMEM;
+  *pbHot = rc;
+  if (rc || !bCount || pL->nCount == 0) return SQLITE_OK; /* (none stored) */
+  if (pL->aImg) {
+    /* the level's image: both buckets asked for at once, then read */
+    const cf_filter *f = &pL->img;
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(f->table + (((uint64_t)i2 * f->bucket_bits) >> 3));
+#endif
+    cf_region_get(&pL->p, f->table, f->table_size, k.i1, aFp);
+    for (j = 0; j < pL->p.bucket_size; j++)
+      n += aFp[j] == k.fp;
+    if (i2 != k.i1) {
+      cf_region_get(&pL->p, f->table, f->table_size, i2, aFp);
+      for (j = 0; j < pL->p.bucket_size; j++)
+        n += aFp[j] == k.fp;
+    }
+  } else {
+    ckst_prefetch_bucket(p, iLast, i2);
+    rc = ckst_get_bucket(p, iLast, k.i1, aFp);
+    for (j = 0; rc == SQLITE_OK && j < pL->p.bucket_size; j++)
+      n += aFp[j] == k.fp;
+    if (rc == SQLITE_OK && i2 != k.i1) {
+      rc = ckst_get_bucket(p, iLast, i2, aFp);
+      for (j = 0; rc == SQLITE_OK && j < pL->p.bucket_size; j++)
+        n += aFp[j] == k.fp;
+    }
+  }
+  *pbHot = n >= (i2 != k.i1 ? 2 : 1) * pL->p.bucket_size;
+  return rc;
+}
+
+/* A TEXT item's bytes kept to name it: enough for the 40 characters of
+** cksql_describe_value(), 4 bytes each at most. */
+#define CKST_TEXT_KEPT 160
+
+int ckst_insert_later(ckstore *p, sqlite3_value *pItem, int mFlags,
+                      uint64_t *pHash) {
+  ckst_defer *d = &p->defer;
+  int eType, rc, where = 0;
   uint64_t hash;
-  sqlite3_int64 v = 0;
+  uint32_t nText = 0;
+  const unsigned char *zText = 0;
   ckst_pend *e;
   if (!p->bLoaded) return -1;
-  assert(p->defer.n <= p->defer.nAlloc && p->defer.nAlloc <= CKST_PEND_MAX);
   eType = sqlite3_value_type(pItem);
   if (eType == SQLITE_INTEGER) {
     /* the bulk load's item: read once, hashed inline */
-    v = sqlite3_value_int64(pItem);
-    *pHash = hash = cksql_hash_int(&p->hasher, v);
+    hash = cksql_hash_int(&p->hasher, sqlite3_value_int64(pItem));
   } else if (eType == SQLITE_NULL) {
     return -1;
   } else {
     rc = cksql_item_hash(&p->hasher, pItem, &hash);
     if (rc != SQLITE_OK) return rc;
-    *pHash = hash;
-    if (eType != SQLITE_FLOAT) {
-      return ckst_insert_now(p, hash, pItem); /* kept short: placed now */
+    if (eType == SQLITE_TEXT) {
+      int n = sqlite3_value_bytes(pItem);
+      zText = sqlite3_value_text(pItem); /* (converted by the hash) */
+      if (zText == 0) return SQLITE_NOMEM;
+      nText = (uint32_t)(n < CKST_TEXT_KEPT ? n : CKST_TEXT_KEPT) + 1;
     }
   }
-  if (p->defer.n == 0) ckst_mark_statement(p);
-  if (p->defer.n == p->defer.nAlloc) {
-    uint32_t nNew = p->defer.nAlloc ? 2 * p->defer.nAlloc : 256;
-    ckst_pend *aNew = 0;
-    if (p->defer.nAlloc < CKST_PEND_MAX) {
-      uint64_t *aNewHash;
-      if (nNew > CKST_PEND_MAX) nNew = CKST_PEND_MAX;
-      aNewHash =
-          sqlite3_realloc64(p->defer.aHash, sizeof(uint64_t) * (uint64_t)nNew);
-      if (aNewHash) {
-        p->defer.aHash = aNewHash; /* (the arrays' size is nPendAlloc) */
-        aNew = sqlite3_realloc64(p->defer.aVal,
-                                 sizeof(ckst_pend) * (uint64_t)nNew);
-      }
-    }
-    if (aNew == 0) {
-      /* at the bound (or out of memory): place what is pending, then this */
-      return ckst_insert_now(p, hash, pItem);
-    }
-    p->defer.aVal = aNew;
-    p->defer.nAlloc = nNew;
+  *pHash = hash;
+  if (d->n == 0) {
+    ckst_mark_statement(p);
+    if (mFlags & CKST_LATER_TXN) d->nSafe = ckst_safe(p);
   }
-  p->defer.aHash[p->defer.n] = hash;
-  e = &p->defer.aVal[p->defer.n++];
+  if ((mFlags & CKST_LATER_TXN) && d->n >= d->nSafe) return -1;
+  if (mFlags & CKST_LATER_IF_ABSENT) {
+    /* the newest level must keep its geometry: the items fit its room */
+    const ckst_level *pL = &p->aLevel[p->nLevel - 1];
+    if (pL->nCount + d->n >= pL->p.capacity) return -1;
+    rc = ckst_absent(p, hash, &where);
+    if (rc != SQLITE_OK) return rc;
+    if (where == 1) return SQLITE_DONE;
+  }
+  if ((mFlags & CKST_LATER_TXN) && where == 0) {
+    int bHot = 0;
+    rc = ckst_txn_check(p, hash, !(mFlags & CKST_LATER_IF_ABSENT), &bHot);
+    if (rc != SQLITE_OK) return rc;
+    if (bHot) return ckst_insert_hot(p, hash, pItem);
+  }
+  rc = ckst_pend_room(p, nText);
+  if (rc != 0) return rc == 1 ? -1 : rc; /* at a bound: placed at once */
+  if (d->bKeys) {
+    if (mFlags & CKST_LATER_IF_ABSENT) {
+      /* ckst_absent() added the key */
+    } else {
+      ckst_key_add(d, ckst_last_key(p, hash)); /* (room: ckst_keys_ready) */
+    }
+  }
+  d->aHash[d->n] = hash;
+  if (mFlags & CKST_LATER_TXN) {
+    /* (aSeen: ckst_txn_check() made it) */
+    uint32_t b = ckst_seen_bit(ckst_last_key(p, hash));
+    d->aSeen[b >> 6] |= (uint64_t)1 << (b & 63);
+  }
+  e = &d->aVal[d->n++];
   e->eType = eType;
+  e->bIfAbsent = where == 2;
   if (eType == SQLITE_INTEGER) {
-    e->v.i = v;
-  } else {
+    e->v.i = sqlite3_value_int64(pItem);
+  } else if (eType == SQLITE_FLOAT) {
     e->v.r = sqlite3_value_double(pItem);
+  } else if (eType == SQLITE_TEXT) {
+    e->v.iOff = d->nText;
+    memcpy(d->aText + d->nText, zText, nText - 1);
+    d->aText[d->nText + nText - 1] = 0;
+    d->nText += nText;
   }
-  return SQLITE_OK;
+  if (d->bKeys && d->nKeySlot < 2 * (d->n + 1)) d->bKeys = 0; /* rebuilt */
+  return where == 2 ? SQLITE_DONE : SQLITE_OK;
 }
 
 void ckst_defer_discard(ckstore *p, int bRollback) {
   ckst_defer *d = &p->defer;
   d->nDiscard++;
-  if (d->n > 0 && d->bFailed) d->bLost = 1;
+  /* the pending items are newer than the savepoint rolled back to, unless
+  ** that savepoint's drain failed (see the top) */
+  if (d->n > 0 && d->bStale) d->bLost = 1;
+  ckst_seen_mark(p, 0, 0);
   d->n = 0;
+  d->nText = 0;
+  d->bKeys = 0;
   d->bFailed = 0;
+  d->bStale = 0;
   if (bRollback) d->bLost = 0;
 }
 
 int ckst_defer_check_flush(ckstore *p) {
   if (!p->defer.bLost) return SQLITE_OK;
-  /* A savepoint rollback inside the failed statement discarded its
-  ** pending inserts: only the whole transaction can be rolled back. */
+  /* A savepoint rollback discarded pending inserts older than the
+  ** savepoint: only the whole transaction can be rolled back. */
   return ckst_error(p, SQLITE_ERROR,
-                    "inserts of a failed statement were discarded by a "
-                    "nested statement's rollback; the transaction must be "
-                    "rolled back");
+                    "inserts that failed to be placed were discarded by a "
+                    "savepoint's rollback; the transaction must be rolled "
+                    "back");
 }
 
 void ckst_defer_free(ckstore *p) {
+  sqlite3_free(p->defer.aSeen);
+  sqlite3_free(p->defer.aKey);
+  sqlite3_free(p->defer.aText);
   sqlite3_free(p->defer.aVal);
   sqlite3_free(p->defer.aHash);
   memset(&p->defer, 0, sizeof(p->defer));

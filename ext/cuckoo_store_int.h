@@ -97,10 +97,12 @@ typedef struct ckst_pin {
 
 /* A pending insert's value, for messages (its hash is in aHash). */
 typedef struct ckst_pend {
-  int eType; /* SQLITE_INTEGER or SQLITE_FLOAT */
+  int eType;     /* SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT or SQLITE_BLOB */
+  int bIfAbsent; /* an OR IGNORE/REPLACE row: placed only if still absent */
   union {
     sqlite3_int64 i;
     double r;
+    uint32_t iOff; /* TEXT: its first bytes, NUL-terminated, at aText+iOff */
   } v;
 } ckst_pend;
 
@@ -110,10 +112,27 @@ typedef struct ckst_defer {
   uint64_t *aHash; /* their hashes */
   ckst_pend *aVal; /* and their values, to name them in messages */
   uint32_t n, nAlloc;
-  int iItem;         /* >= 0: the pending item being placed (messages) */
-  int bFailed;       /* the last drain failed: its items are pending */
-  int bLost;         /* a discard dropped pending items of a failed drain */
-  unsigned nDiscard; /* ckst_discard() calls, to notice one in a drain */
+  char *aText; /* the TEXT items' first bytes (CKST_PEND_TEXT_MAX at most) */
+  uint32_t nText, nTextAlloc;
+  uint64_t nSafe; /* in a transaction: items that may be pending (ckst_safe) */
+  int nSafeLevels; /* levels and newest capacity bGrowOk was found for */
+  uint64_t nSafeCap;
+  int bGrowOk; /* the table can add CKST_DEFER_SPARE levels */
+  /* The keys (fingerprint, smaller bucket) of the pending items on the
+  ** newest level, for OR IGNORE: open addressing, 0 is an empty slot;
+  ** built by the first OR IGNORE row while items are pending. */
+  uint64_t *aKey;
+  uint64_t *aSeen;    /* in a transaction: bit per hash of a pending item
+                      ** (CKST_SEEN_BITS) and of items placed at once
+                      ** because they were (hot), or NULL */
+  uint32_t nHot;      /* hot items since the transaction began */
+  uint32_t nKeySlot;  /* power of two, or 0 */
+  int bKeys;          /* aKey holds the key of every pending item */
+  int iItem;          /* >= 0: the pending item being placed (messages) */
+  int bFailed;        /* the last drain failed: its items are pending */
+  int bStale;         /* a savepoint's drain failed: items predate it */
+  int bLost;          /* a discard dropped pending items older than it */
+  unsigned nDiscard;  /* ckst_discard() calls, to notice one in a drain */
 } ckst_defer;
 
 /* A cached block: its bytes at a, right after this header (allocated
@@ -310,6 +329,8 @@ CUCKOO_PRIVATE void ckst_defer_discard(ckstore *p, int bRollback);
 ** items of a failed drain (only the transaction's rollback may follow). */
 CUCKOO_PRIVATE int ckst_defer_check_flush(ckstore *p);
 CUCKOO_PRIVATE void ckst_defer_free(ckstore *p);
+/* The transaction ended (commit or rollback): forget the hot items. */
+CUCKOO_PRIVATE void ckst_defer_end(ckstore *p);
 
 /* ---------------------------------------------------------------------
 ** Scans (cuckoo_store_scan.c)

@@ -863,6 +863,12 @@ int ckst_flush(ckstore *p) {
   return rc;
 }
 
+int ckst_savepoint(ckstore *p) {
+  int rc = ckst_flush(p);
+  if (rc != SQLITE_OK && ckst_defer_pending(p)) p->defer.bStale = 1;
+  return rc;
+}
+
 /* Another connection may have committed: compare data_version, then the
 ** cookie; on a change, drop the cache and reload. */
 static int ckst_refresh_full(ckstore *p) {

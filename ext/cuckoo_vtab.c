@@ -68,19 +68,23 @@
 **      table name (schema "main") or a schema and a table name, find the
 **      table's open store on this connection (connecting it if needed)
 **      and so see this connection's unflushed changes.
-**   8. Bulk inserts are deferred: an INSERT (ABORT or ROLLBACK conflict
-**      mode) outside an explicit transaction only records the item's hash
-**      and value (ckst_insert_later(); INTEGER and REAL items, at most
-**      CKST_PEND_MAX = 65536 of them, 24 bytes each, per table; TEXT and
-**      BLOB items are placed at once), and the store places them in order,
-**      with overlapped memory accesses, before any read of the table
-**      (xOpen, xFilter, the companion functions), at xSync and
-**      xSavepoint, and at that bound.  Such a statement is its own
-**      transaction, so a "full" table fails it as a whole wherever the
-**      failure is found (at the latest its commit, xSync), and it changes
-**      nothing.  In explicit transactions, and with OR IGNORE, OR REPLACE
-**      and OR FAIL, every row is placed at once, as each statement's own
-**      outcome depends on it.
+**   8. Inserts are deferred: an INSERT row of an item (any conflict mode
+**      but FAIL) only records the item's hash and what names it
+**      (ckst_insert_later(), cuckoo_store.h: at most CKST_PEND_MAX = 65536
+**      items and 4 MiB of TEXT per table), and the store places them in
+**      order, with overlapped memory accesses, before any read of the
+**      table (xOpen, xFilter, the companion functions), at xSync and
+**      xSavepoint, and at those bounds.  Every savepoint places what is
+**      pending, so ROLLBACK TO and a failed statement's rollback drop
+**      exactly the items inserted since.  Outside an explicit transaction
+**      the statement is its own transaction: a "full" table fails it as
+**      a whole wherever the failure is found.  Inside one, the store
+**      records an item only where a later placement cannot refuse it
+**      (growth on, room in the newest level for every pending item, and
+**      fewer than 2b copies in its buckets there, with none pending), and
+**      otherwise places it at once (cuckoo_store_defer.c).
+**      OR IGNORE and OR REPLACE answer at once from the levels and the
+**      pending items.
 */
 #include "cuckoo_vtab_int.h"
 
@@ -784,33 +788,39 @@ ckvt_insert_row(ckvt_table *pTab, sqlite3_value **argv, sqlite3_int64 *pRowid) {
     rc = ckst_contains(p, h, &found);
     if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
     if (found) return eConflict == SQLITE_IGNORE ? SQLITE_CONSTRAINT : rc;
-  } else if (eConflict != SQLITE_FAIL && sqlite3_get_autocommit(pTab->db)) {
-    return ckvt_err(pTab, ckst_insert_later(p, argv[2], &h)); /* rule 8 */
   }
   nm.xName = ckvt_name_value;
   nm.pArg = argv[2];
   return ckvt_err(pTab, ckst_insert(p, h, &nm));
 }
 
-/* INSERT.  The bulk-load row first, with the fewest calls: INSERT INTO
-** t(item) SELECT ... outside an explicit transaction with ABORT or
-** ROLLBACK conflict mode, every column but item NULL, is deferred (rule
-** 8): a failure then fails the whole statement, which is its own
-** transaction, wherever it is reported.  The same checks and outcome as
-** ckvt_insert_row(), which takes every other row (and this one when the
-** store is not loaded yet, or the item is NULL). */
+/* INSERT.  An item row first, with the fewest calls: every column but
+** item NULL, any conflict mode but FAIL, is offered to the store's
+** deferral (rule 8), which records it, answers an OR IGNORE / OR REPLACE
+** row whose item is probably present, or declines (-1).  The same checks
+** and outcome as ckvt_insert_row(), which takes every other row (and a
+** declined one: it places the item at once). */
 static int ckvt_insert(ckvt_table *pTab, sqlite3_value **argv,
                        sqlite3_int64 *pRowid) {
   uint64_t h;
-  int i, rc;
+  int i, rc, eConflict, mFlags;
   for (i = 3; i <= 2 + CKVT_COL_COPIES; i++) {
     if (sqlite3_value_type(argv[i]) != SQLITE_NULL) break;
   }
   if (i > 2 + CKVT_COL_COPIES && sqlite3_value_type(argv[1]) == SQLITE_NULL) {
-    rc = sqlite3_vtab_on_conflict(pTab->db);
-    if (rc != SQLITE_IGNORE && rc != SQLITE_REPLACE && rc != SQLITE_FAIL &&
-        sqlite3_get_autocommit(pTab->db)) {
-      rc = ckst_insert_later(pTab->pStore, argv[2], &h);
+    eConflict = sqlite3_vtab_on_conflict(pTab->db);
+    if (eConflict != SQLITE_FAIL) {
+      mFlags = sqlite3_get_autocommit(pTab->db) ? 0 : CKST_LATER_TXN;
+      if (eConflict == SQLITE_IGNORE || eConflict == SQLITE_REPLACE) {
+        mFlags |= CKST_LATER_IF_ABSENT;
+      }
+      rc = ckst_insert_later(pTab->pStore, argv[2], mFlags, &h);
+      if (rc == SQLITE_DONE) {
+        /* probably present: skipped (OR REPLACE counts it, rule 3) */
+        if (eConflict == SQLITE_IGNORE) return SQLITE_CONSTRAINT;
+        *pRowid = (sqlite3_int64)h;
+        return SQLITE_OK;
+      }
       if (rc >= 0) {
         if (rc == SQLITE_OK) *pRowid = (sqlite3_int64)h; /* rule 1 */
         return ckvt_err(pTab, rc);
@@ -928,7 +938,7 @@ static int ckvtRollback(sqlite3_vtab *pVtab) {
 static int ckvtSavepoint(sqlite3_vtab *pVtab, int iSavepoint) {
   ckvt_table *pTab = (ckvt_table *)pVtab;
   (void)iSavepoint;
-  return ckvt_err(pTab, ckst_flush(pTab->pStore));
+  return ckvt_err(pTab, ckst_savepoint(pTab->pStore));
 }
 
 static int ckvtRelease(sqlite3_vtab *pVtab, int iSavepoint) {
