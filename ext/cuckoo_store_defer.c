@@ -350,7 +350,7 @@ static uint64_t ckst_safe(ckstore *p) {
 static uint64_t ckst_last_key(const ckstore *p, uint64_t hash) {
   const ckst_level *pL = &p->aLevel[p->nLevel - 1];
   cf_key k = ckst_key(pL, hash);
-  uint32_t i2 = cf_alt(pL->p.nbuckets, k.i1, k.fp);
+  uint32_t i2 = cf_alt_in(&pL->p, k.i1, k.fp);
   return ((uint64_t)k.fp << 32) | (k.i1 < i2 ? k.i1 : i2);
 }
 
@@ -512,7 +512,7 @@ static int ckst_txn_check(ckstore *p, uint64_t hash, int bCount, int *pbHot) {
   const ckst_level *pL = &p->aLevel[p->nLevel - 1];
   int iLast = p->nLevel - 1, rc;
   cf_key k = ckst_key(pL, hash);
-  uint32_t i2 = cf_alt(pL->p.nbuckets, k.i1, k.fp), n = 0, j;
+  uint32_t i2 = cf_alt_in(&pL->p, k.i1, k.fp), n = 0, j;
   uint32_t aFp[CF_MAX_BUCKET_SIZE];
   rc = ckst_seen(&p->defer, ckst_last_key(p, hash));
   if (rc < 0) return SQLITE_NOMEM;
