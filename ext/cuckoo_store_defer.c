@@ -414,9 +414,7 @@ static int ckst_absent(ckstore *p, uint64_t hash, int *pWhere) {
     rc = ckst_keys_ready(p);
     if (rc != SQLITE_OK) return rc;
     key = ckst_last_key(p, hash);
-#if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(&d->aKey[ckst_key_slot(d, key)], 1);
-#endif
+    CF_PREFETCH_W(&d->aKey[ckst_key_slot(d, key)]);
   }
   /* every bucket the lookup reads is asked for at once: the misses
   ** overlap instead of following one another */
@@ -521,9 +519,7 @@ static int ckst_txn_check(ckstore *p, uint64_t hash, int bCount, int *pbHot) {
   if (pL->aImg) {
     /* the level's image: both buckets asked for at once, then read */
     const cf_filter *f = &pL->img;
-#if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(f->table + (((uint64_t)i2 * f->bucket_bits) >> 3));
-#endif
+    CF_PREFETCH(f->table + (((uint64_t)i2 * f->bucket_bits) >> 3));
     cf_region_get(&pL->p, f->table, f->table_size, k.i1, aFp);
     for (j = 0; j < pL->p.bucket_size; j++)
       n += aFp[j] == k.fp;
