@@ -55,9 +55,36 @@ cuckoo.so: $(EXTSRC) $(EXTHDR)
 	@CC="$(CC)" sh dist/check-headers.sh
 	$(CC) $(CFLAGS) $(RELFLAGS) $(WARN) -fPIC -shared -fvisibility=hidden -o $@ $(EXTSRC) -lm
 
-build/check/cuckoo.so: $(EXTSRC) $(EXTHDR)
+# The test builds compile each source of ext/ once per flavour into
+# build/obj/<flavour>/ and link those objects: check-so and asan-so for
+# the loadable extension the Tcl suite loads, check-core and asan-core
+# (-DSQLITE_CORE) for the C tests, which link it statically (the core
+# tests take the core's objects from there too).  Compiling the whole of
+# ext/ again for every test program was most of make asan's time.
+EXTNAMES := $(notdir $(EXTSRC:.c=))
+CORENAMES := $(notdir $(CORESRC:.c=))
+objs = $(patsubst %,build/obj/$(1)/%.o,$(2))
+ASANFLAGS := -O1 -g $(SANFLAGS)
+
+build/obj/check-so/%.o: ext/%.c $(EXTHDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden -c -o $@ $<
+
+build/obj/check-core/%.o: ext/%.c $(EXTHDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -DSQLITE_CORE -c -o $@ $<
+
+build/obj/asan-so/%.o: ext/%.c $(EXTHDR)
+	@mkdir -p $(@D)
+	$(CC) $(ASANFLAGS) $(WARN) -fPIC -fvisibility=hidden -c -o $@ $<
+
+build/obj/asan-core/%.o: ext/%.c $(EXTHDR)
+	@mkdir -p $(@D)
+	$(CC) $(ASANFLAGS) $(WARN) -DSQLITE_CORE -c -o $@ $<
+
+build/check/cuckoo.so: $(call objs,check-so,$(EXTNAMES))
 	@mkdir -p build/check
-	$(CC) $(CFLAGS) $(WARN) -fPIC -shared -fvisibility=hidden -o $@ $(EXTSRC) -lm
+	$(CC) $(CFLAGS) -shared -o $@ $^ -lm
 
 ## deps: the Debian packages the test targets need (dpkg -s, then apt-get)
 deps:
@@ -67,30 +94,33 @@ deps:
 build-deps:
 	@sh tests/deps.sh $(BUILD_PKGS)
 
-build/%_test: tests/%_test.c $(EXTSRC) $(EXTHDR)
+build/%_test: tests/%_test.c $(EXTHDR) $(call objs,check-core,$(CORENAMES))
 	@mkdir -p build
-	$(CC) $(CFLAGS) $(WARN) -Iext -o $@ $< $(CORESRC) -lm
+	$(CC) $(CFLAGS) $(WARN) -Iext -o $@ $< $(call objs,check-core,$(CORENAMES)) -lm
 
 build/core_nosimd_test: tests/core_test.c $(EXTSRC) $(EXTHDR)
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -DCF_NO_SIMD -Iext -o $@ $< $(CORESRC) -lm
 
-build/asan/%_test: tests/%_test.c $(EXTSRC) $(EXTHDR)
+build/asan/%_test: tests/%_test.c $(EXTHDR) $(call objs,asan-core,$(CORENAMES))
 	@mkdir -p build/asan
-	$(CC) -O1 -g $(SANFLAGS) $(WARN) -Iext -o $@ $< $(CORESRC) -lm
+	$(CC) $(ASANFLAGS) $(WARN) -Iext -o $@ $< $(call objs,asan-core,$(CORENAMES)) -lm
 
 # C tests of the SQL layer (the out-of-memory sweep, the aggregates, the
 # model test, the crash test) link SQLite and the extension statically.
 SQLCTESTS := fault_test agg_test model_test crash_test
 
-$(addprefix build/,$(SQLCTESTS)): build/%: tests/%.c $(EXTSRC) $(EXTHDR)
+$(addprefix build/,$(SQLCTESTS)): build/%: tests/%.c $(EXTHDR) \
+    $(call objs,check-core,$(EXTNAMES))
 	@mkdir -p build
-	$(CC) $(CFLAGS) $(WARN) -DSQLITE_CORE -Iext -o $@ $< $(EXTSRC) -lsqlite3 -lm
+	$(CC) $(CFLAGS) $(WARN) -DSQLITE_CORE -Iext -o $@ $< \
+	  $(call objs,check-core,$(EXTNAMES)) -lsqlite3 -lm
 
-$(addprefix build/asan/,$(SQLCTESTS)): build/asan/%: tests/%.c $(EXTSRC) $(EXTHDR)
+$(addprefix build/asan/,$(SQLCTESTS)): build/asan/%: tests/%.c $(EXTHDR) \
+    $(call objs,asan-core,$(EXTNAMES))
 	@mkdir -p build/asan
-	$(CC) -O1 -g $(SANFLAGS) $(WARN) -DSQLITE_CORE -Iext -o $@ $< $(EXTSRC) \
-	  -lsqlite3 -lm
+	$(CC) $(ASANFLAGS) $(WARN) -DSQLITE_CORE -Iext -o $@ $< \
+	  $(call objs,asan-core,$(EXTNAMES)) -lsqlite3 -lm
 
 # The load-refusal test dlopen()s the built extension (CUCKOO_EXT).
 build/loadver_test: tests/loadver_test.c
@@ -99,11 +129,11 @@ build/loadver_test: tests/loadver_test.c
 
 build/asan/loadver_test: tests/loadver_test.c
 	@mkdir -p build/asan
-	$(CC) -O1 -g $(SANFLAGS) $(WARN) -o $@ $< -lsqlite3 -ldl
+	$(CC) $(ASANFLAGS) $(WARN) -o $@ $< -lsqlite3 -ldl
 
-build/asan/cuckoo.so: $(EXTSRC) $(EXTHDR)
+build/asan/cuckoo.so: $(call objs,asan-so,$(EXTNAMES))
 	@mkdir -p build/asan
-	$(CC) -O1 -g $(SANFLAGS) $(WARN) -fPIC -shared -fvisibility=hidden -o $@ $(EXTSRC) -lm
+	$(CC) $(ASANFLAGS) -shared -o $@ $^ -lm
 
 # The parts of `make test`, in the order it runs them: each a target of
 # this Makefile or of a fragment of mk/, run as `make PART` by
@@ -152,8 +182,15 @@ help:
 	@echo
 	@echo "make test runs, in order: $(TEST_PARTS)"
 
+# check and asan build what they run with BUILD_JOBS compilers at once
+# (default: the number of CPUs), also when make itself was started
+# without -j (as make test starts them).
+BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+
 ## check: the suite, optimized, asserts on: tests/*.test and tests/*_test.c (short model and crash runs)
-check: deps cuckoo.so build/check/cuckoo.so $(CTESTS)
+check: deps
+	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) cuckoo.so \
+	  build/check/cuckoo.so $(CTESTS)
 	tclsh tests/run.tcl --ext ./build/check/cuckoo.so $(CTESTS)
 
 ## test-long: the long runs: model test (MODEL_OPS, MODEL_JOBS) and crash test (CRASH_KILLS)
@@ -168,7 +205,8 @@ test-long: deps build/model_test build/crash_test
 # runtime is preloaded; leak checking is left to the C tests (tclsh
 # itself does not free everything at exit).
 ## asan: the suite again, extension and C tests built with -fsanitize=address,undefined
-asan: deps build/asan/cuckoo.so $(ATESTS)
+asan: deps
+	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) build/asan/cuckoo.so $(ATESTS)
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \

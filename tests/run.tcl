@@ -12,7 +12,10 @@
 # command line runs too.  CUCKOO_JOBS of them run at once (default: the
 # number of CPUs; CUCKOO_JOBS=1 runs them one after the other).  Each
 # must end its output with a line "...: N passed, N failed" (or
-# "N passed, N failed").
+# "N passed, N failed").  Each is reported with its wall time and its CPU
+# seconds (user+sys, from the shell's `times` after it ends), and the run
+# ends with the total CPU seconds: CPU time hardly moves when the machine
+# is busy, wall time does.
 
 set testdir [file dirname [file normalize [info script]]]
 set ext [file join [file dirname $testdir] cuckoo.so]
@@ -34,6 +37,7 @@ set env(CUCKOO_SANITIZED) $sanitized
 set total_pass 0
 set total_fail 0
 set total_skip 0
+set total_cpu 0.0
 set failed {}
 
 # The counts {passed failed skipped} of OUT's closing line, read by
@@ -45,10 +49,32 @@ proc closing_counts {out} {
   return $counts
 }
 
+# The CPU seconds (user+sys) of the command, from the last line of OUT:
+# the children's line of `times` that each command's shell prints last;
+# that line is taken off OUT.  -1 when it is not there.
+proc take_cpu {outVar} {
+  upvar $outVar out
+  set re {^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$}
+  set cpu -1
+  foreach who {children shell} {
+    set out [string trimright $out]
+    set nl [string last \n $out]
+    if {![regexp $re [string range $out [expr {$nl + 1}] end] -> um us sm ss]} {
+      break
+    }
+    if {$who eq "children"} { set cpu [expr {60 * $um + $us + 60 * $sm + $ss}] }
+    set out [string range $out 0 [expr {$nl < 0 ? -1 : $nl - 1}]]
+  }
+  set out [string trimright $out]
+  return $cpu
+}
+
 # Report one finished file or program: its counts, and its whole output
 # when it failed.
 proc report {label out rc ms} {
-  global total_pass total_fail total_skip failed
+  global total_pass total_fail total_skip failed total_cpu
+  set cpu [take_cpu out]
+  if {$cpu >= 0} { set total_cpu [expr {$total_cpu + $cpu}] }
   set np 0; set nf 0; set ns 0
   set counts [closing_counts $out]
   if {[llength $counts] == 3} { lassign $counts np nf ns }
@@ -68,8 +94,9 @@ proc report {label out rc ms} {
     }
   }
   set skip [expr {$ns ? [format " %4d skipped" $ns] : ""}]
-  puts [format "%-28s %6d passed %4d failed%s  %6.1fs" $label $np $nf $skip \
-            [expr {$ms / 1000.0}]]
+  set cpus [expr {$cpu >= 0 ? [format "  %6.1fs cpu" $cpu] : ""}]
+  puts [format "%-28s %6d passed %4d failed%s  %6.1fs%s" $label $np $nf $skip \
+            [expr {$ms / 1000.0}] $cpus]
   flush stdout
 }
 
@@ -106,7 +133,9 @@ proc start_next {} {
   global queue running jobs
   while {$running < $jobs && [llength $queue]} {
     set queue [lassign $queue label cmd]
-    set fh [open |[concat $cmd [list 2>@1]] r]
+    # sh runs the command, then prints its CPU times (take_cpu)
+    set wrap [list sh -c {"$@"; rc=$?; echo; times; exit $rc} sh]
+    set fh [open |[concat $wrap $cmd [list 2>@1]] r]
     fconfigure $fh -blocking 0 -translation binary
     set ::job($fh) [list $label [clock milliseconds]]
     set ::out($fh) ""
@@ -124,9 +153,12 @@ if {!$onlyC} {
 foreach c $ctests {
   lappend queue [file tail $c] [list $c]
 }
+set t_start [clock milliseconds]
 start_next
 if {$running} { vwait ::alldone }
 if {[llength $failed]} { puts "failed: $failed" }
 if {$total_skip} { puts "$total_skip skipped (tests of features this SQLite lacks)" }
+puts [format "cpu: %.1fs user+sys in all, %.1fs wall (%d at a time)" $total_cpu \
+          [expr {([clock milliseconds] - $t_start) / 1000.0}] $jobs]
 puts "$total_pass passed, $total_fail failed"
 exit [expr {$total_fail ? 1 : 0}]
