@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../ext"
 
 FILES="cuckoo_codec.c cuckoo_hash.c cuckoo_filter.c cuckoo_batch.c \
 cuckoo_sqlutil.c cuckoo_func.c cuckoo_agg.c \
-cuckoo_store.c cuckoo_store_io.c cuckoo_store_level.c cuckoo_store_defer.c \
+cuckoo_store.c cuckoo_store_io.c cuckoo_store_level.c cuckoo_store_defer.c cuckoo_store_log.c \
 cuckoo_store_scan.c cuckoo_store_check.c cuckoo_vtab.c cuckoo_vtab_func.c \
 cuckoo_stored.c cuckoo.c"
 VERSION=$(sed -n 's/^#define CUCKOO_VERSION "\(.*\)"$/\1/p' cuckoo.h)

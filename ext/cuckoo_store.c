@@ -518,9 +518,9 @@ int ckst_contains(ckstore *p, uint64_t hash, int *pFound) {
   return SQLITE_OK;
 }
 
-/* Insert into one level and count it; returns a CF_* code (CF_FULL and
-** CF_TOO_MANY change nothing). */
-static int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
+/* Insert into one level and count it (and log it: format 3); returns a
+** CF_* code (CF_FULL and CF_TOO_MANY change nothing). */
+int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
   ckst_level *pL = &p->aLevel[iLevel];
   cf_key k = ckst_key(pL, hash);
   uint32_t i2 = cf_alt_in(&pL->p, k.i1, k.fp);
@@ -541,8 +541,38 @@ static int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
   if (rc == CF_OK) {
     p->aLevel[iLevel].nCount++;
     p->aLevel[iLevel].bCountDirty = 1;
+    ckst_log_add(p, 0, iLevel, hash);
   }
   return rc;
+}
+
+/* Remove one copy of hash from level iLevel and count it (and log it):
+** CF_OK, CF_FULL if the level holds no copy (nothing changed), CF_IOERR
+** (p->rcStore), or CF_CORRUPT (message set) when the level holds a copy
+** but its count is 0. */
+int ckst_remove_level(ckstore *p, int iLevel, uint64_t hash) {
+  ckst_level *pL = &p->aLevel[iLevel];
+  cf_key k = ckst_key(pL, hash);
+  int rc;
+  if (pL->nCount == 0) {
+    /* nothing to remove, or a copy the count does not know of */
+    int m = ckst_match(p, iLevel, hash);
+    if (m < 0) return CF_IOERR;
+    if (m == 0) return CF_FULL;
+    ckst_corrupt(p, "level %d holds an item but its count is 0", iLevel);
+    return CF_CORRUPT;
+  }
+  rc = ckst_del(p, iLevel, k.i1, k.fp);
+  if (rc == 0) {
+    uint32_t i2 = cf_alt_in(&pL->p, k.i1, k.fp);
+    if (i2 != k.i1) rc = ckst_del(p, iLevel, i2, k.fp);
+  }
+  if (rc < 0) return CF_IOERR;
+  if (rc == 0) return CF_FULL;
+  pL->nCount--;
+  pL->bCountDirty = 1;
+  ckst_log_add(p, CKST_OP_REMOVE, iLevel, hash);
+  return CF_OK;
 }
 
 /* SQLite tells a virtual table that a statement begins only when it
@@ -634,8 +664,6 @@ done:
 /* Remove one copy from the one level where the item matches (rule 3), or
 ** from the level a scan pinned the hash to. */
 int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved) {
-  const ckst_level *pL;
-  cf_key k;
   int i, iFound = -1, rc;
   *pRemoved = 0;
   ckst_mark_statement(p);
@@ -659,21 +687,10 @@ int ckst_remove(ckstore *p, uint64_t hash, int *pRemoved) {
   if (iFound < 0) return SQLITE_OK;
 found:
   assert(iFound >= 0 && iFound < p->nLevel);
-  pL = &p->aLevel[iFound];
-  k = ckst_key(pL, hash);
-  rc = ckst_del(p, iFound, k.i1, k.fp);
-  if (rc == 0) {
-    uint32_t i2 = cf_alt_in(&pL->p, k.i1, k.fp);
-    if (i2 != k.i1) rc = ckst_del(p, iFound, i2, k.fp);
-  }
-  if (rc < 0) return ckst_store_rc(p);
-  if (rc == 0) return SQLITE_OK;
-  if (p->aLevel[iFound].nCount == 0) {
-    return ckst_corrupt(p, "level %d holds an item but its count is 0", iFound);
-  }
-  p->aLevel[iFound].nCount--;
-  p->aLevel[iFound].bCountDirty = 1;
-  *pRemoved = 1;
+  rc = ckst_remove_level(p, iFound, hash);
+  if (rc == CF_IOERR) return ckst_store_rc(p);
+  if (rc == CF_CORRUPT) return SQLITE_CORRUPT_VTAB;
+  *pRemoved = rc == CF_OK;
   return SQLITE_OK;
 }
 
@@ -696,6 +713,7 @@ int ckst_replace(ckstore *p, uint64_t hOld, uint64_t hNew,
 ** the pending inserts (bRollback: the whole transaction's rollback). */
 static void ckst_forget(ckstore *p, int bRollback) {
   ckst_cache_clear(p);
+  ckst_log_reset(p);
   ckst_defer_discard(p, bRollback);
   p->bPagerVersion = 0;
   p->bLoaded = 0;
@@ -715,8 +733,10 @@ void ckst_rollback(ckstore *p) {
 
 /* The transaction committed: the next change bumps the cookie again. */
 void ckst_commit(ckstore *p) {
-  /* rule 4: xSync flushed every change before the commit */
-  assert(p->nDirty == 0 || !p->bLoaded);
+  /* rule 4: xSync flushed every change before the commit (format 3:
+  ** blocks stay dirty, their changes are in the log) */
+  assert(!p->bLoaded || (p->version >= 3 ? !ckst_log_writing(p)
+                                         : p->nDirty == 0));
   p->bCookieBumped = 0;
   ckst_defer_end(p);
 }
@@ -743,6 +763,7 @@ void ckst_free(ckstore *p) {
   sqlite3_free(p->aSlot);
   sqlite3_free(p->aDirty);
   ckst_defer_free(p);
+  ckst_log_free(p);
   sqlite3_free(p->aPin);
   sqlite3_free(p->zDb);
   sqlite3_free(p->zName);

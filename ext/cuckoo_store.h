@@ -101,7 +101,7 @@
 #include "cuckoo_sql.h"
 
 /* The format this build creates, and the oldest it reads and writes. */
-#define CKST_FORMAT_VERSION 2
+#define CKST_FORMAT_VERSION 3
 #define CKST_FORMAT_VERSION_MIN 1
 #define CKST_MAX_LEVELS 32
 #define CKST_DEFAULT_CAPACITY 100000

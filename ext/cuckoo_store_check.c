@@ -178,7 +178,9 @@ int ckst_check(ckstore *p, char **pzReport) {
   r.nProblem = 0;
   /* Validate the rows as they are now, not as first loaded (unless this
   ** connection has changes not yet written to them). */
-  if (p->nDirty == 0 && !p->bChanged && !ckst_defer_pending(p)) ckst_discard(p);
+  if ((p->version >= 3 || p->nDirty == 0) && !ckst_log_writing(p)) {
+    ckst_discard(p);
+  }
   rc = ckst_ready(p, 1);
   if (rc == SQLITE_OK) {
     rc = ckst_check_blocks(p, &r);

@@ -247,8 +247,11 @@ static int ckst_drain_batch(ckstore *p, uint32_t *pi) {
         pL->img.count = pL->nCount;
         nDone = m ? cf_insert_batch(&pL->img, p->defer.aHash + i + j, m, 0) : 0;
         if (nDone > 0) {
+          size_t d;
           pL->nCount += nDone;
           pL->bCountDirty = 1;
+          for (d = 0; d < nDone; d++) /* (format 3: the log) */
+            ckst_log_add(p, 0, iLast, p->defer.aHash[i + j + d]);
           j += (uint32_t)nDone;
         }
         if (j == e) continue;

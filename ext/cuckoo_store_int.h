@@ -14,6 +14,8 @@
 **   cuckoo_store_level.c  levels and growth (rule 2), the block cache,
 **                         level images, export and import
 **   cuckoo_store_defer.c  deferred inserts (ckst_insert_later, ckst_drain)
+**   cuckoo_store_log.c    the operation log of format 3 (T_log): recording,
+**                         writing a commit's row, merging, replaying
 **   cuckoo_store_scan.c   browsing: scans, their rowids, copies per item
 **   cuckoo_store_check.c  the integrity check and the JSON description
 **
@@ -44,6 +46,7 @@
 #define CKST_CONFIG "config"
 #define CKST_LEVELS "levels"
 #define CKST_BLOCKS "blocks"
+#define CKST_LOG "log"
 #define CKST_TABLE(x) "\"%w\".\"%w_" x "\""
 /* Every row of T_blocks: id, data, in id order (cuckoo_check). */
 #define CKST_SQL_ALL_BLOCKS                                                    \
@@ -62,6 +65,7 @@ enum {
   CKST_LAST_BLOCK,
   CKST_FIRST_BLOCK,
   CKST_READ_LEVEL,
+  CKST_INSERT_LOG,
   CKST_NSTMT
 };
 
@@ -135,6 +139,28 @@ typedef struct ckst_defer {
   unsigned nDiscard;  /* ckst_discard() calls, to notice one in a drain */
 } ckst_defer;
 
+/*
+** The operation log of a format-3 table (cuckoo_store_log.c).  What the
+** table holds is its stored blocks and counts with the rows of T_log
+** applied in id order; in memory, blocks changed since the last merge
+** stay cached and dirty ("logged-dirty") across commits.  aOp holds the
+** operations made since the last row was written, CKST_LOG_OP bytes each
+** (the op byte, then the item hash big-endian); a flush writes them as one
+** row, or merges (writes the dirty blocks and counts and deletes every
+** row).  bOff: recording stopped because the next flush merges anyway.
+*/
+#define CKST_LOG_OP 9
+typedef struct ckst_log {
+  uint8_t *aOp;
+  uint32_t nOp, nAlloc; /* operations in aOp, and its room (operations) */
+  int bOff;
+  int bReplay;          /* replaying: nothing is recorded */
+  sqlite3_int64 nBytes; /* bytes of the rows in T_log */
+  sqlite3_int64 nRow;   /* rows in T_log */
+  sqlite3_int64 nReplayed; /* operations replayed by the last load */
+  sqlite3_int64 nMerge;    /* merges made by this connection */
+} ckst_log;
+
 /* A cached block: its bytes at a, right after this header (allocated
 ** with it) or in its level's image (iImg: the level + 1; the header is
 ** then part of the image's allocation too). */
@@ -191,6 +217,7 @@ struct ckstore {
   int bMarked;          /* uMark and nMarkStored are valid */
   uint64_t nMarkStored; /* items stored when that statement began */
   sqlite3_stmt *aStmt[CKST_NSTMT];
+  ckst_log log; /* the operation log (format 3; cuckoo_store_log.c) */
   /* Hashes pinned by scans: open addressing, until ckst_scan_end() */
   ckst_pin *aPin;
   uint32_t nPin, nPinSlot;
@@ -331,6 +358,42 @@ CUCKOO_PRIVATE int ckst_defer_check_flush(ckstore *p);
 CUCKOO_PRIVATE void ckst_defer_free(ckstore *p);
 /* The transaction ended (commit or rollback): forget the hot items. */
 CUCKOO_PRIVATE void ckst_defer_end(ckstore *p);
+
+/* ---------------------------------------------------------------------
+** The operation log (cuckoo_store_log.c); every function is a no-op on a
+** table of format 1 or 2, which writes its blocks at every flush.
+*/
+
+/* Op bytes: bit 7 set for a removal, bits 0-4 the level. */
+#define CKST_OP_REMOVE 0x80
+#define CKST_OP_LEVEL 0x1f
+/* Record a change made to level iLevel (the insert or removal of a copy
+** of hash): SQLITE_NOMEM stops recording, so that the next flush merges. */
+CUCKOO_PRIVATE void ckst_log_add(ckstore *p, int op, int iLevel, uint64_t hash);
+/* This connection holds changes not yet in the shadow tables (it is the
+** writer: no other connection can have committed). */
+CUCKOO_PRIVATE int ckst_log_writing(const ckstore *p);
+/* The flush of rule 4 for the blocks: a log row, or a merge. */
+CUCKOO_PRIVATE int ckst_log_flush(ckstore *p);
+/* Write every dirty block and changed count, delete every log row: the
+** shadow tables then hold the table without a log. */
+CUCKOO_PRIVATE int ckst_log_merge(ckstore *p);
+/* Read T_log (at load), validate and apply every row in order. */
+CUCKOO_PRIVATE int ckst_log_replay(ckstore *p);
+/* Forget the log's state in memory (discard, and after the rows are
+** deleted with the levels). */
+CUCKOO_PRIVATE void ckst_log_reset(ckstore *p);
+CUCKOO_PRIVATE void ckst_log_free(ckstore *p);
+/* Insert a copy into one level, or remove one from it (shared with
+** cuckoo_store.c): CF_* codes; a removal gives CF_FULL when the level holds
+** no copy. */
+CUCKOO_PRIVATE int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash);
+CUCKOO_PRIVATE int ckst_remove_level(ckstore *p, int iLevel, uint64_t hash);
+/* Write the changed counts (levels rows). */
+CUCKOO_PRIVATE int ckst_flush_counts(ckstore *p);
+/* Drop every clean cached block, keep the dirty ones (a reader's cache
+** over its budget, which cannot write). */
+CUCKOO_PRIVATE void ckst_cache_evict_clean(ckstore *p);
 
 /* ---------------------------------------------------------------------
 ** Scans (cuckoo_store_scan.c)

@@ -15,7 +15,7 @@
 
 /* The suffixes of the shadow tables (xShadowName, rename, drop). */
 static const char *const ckst_azShadow[] = {CKST_CONFIG, CKST_LEVELS,
-                                            CKST_BLOCKS};
+                                            CKST_BLOCKS, CKST_LOG};
 #define CKST_NSHADOW (int)(sizeof(ckst_azShadow) / sizeof(ckst_azShadow[0]))
 
 /*
@@ -34,6 +34,9 @@ static const char *const ckst_azShadow[] = {CKST_CONFIG, CKST_LEVELS,
 #define CKST_DDL_BLOCKS                                                        \
   "CREATE TABLE " CKST_TABLE(CKST_BLOCKS) "(id INTEGER PRIMARY KEY, "          \
                                           "data BLOB);"
+/* Format 3 (cuckoo_store_log.c) */
+#define CKST_DDL_LOG                                                           \
+  "CREATE TABLE " CKST_TABLE(CKST_LOG) "(id INTEGER PRIMARY KEY, ops BLOB);"
 
 /*
 ** One-off statements (prepared, run and finalized where they are used).
@@ -97,6 +100,8 @@ static const char *const ckst_azSql[CKST_NSTMT] = {
     ** blocks in order (ckst_level_image) */
     ("SELECT id, data FROM " CKST_TABLE(CKST_BLOCKS) " WHERE id>=?1 AND "
                                                      "id<?2 ORDER BY id"),
+    /* CKST_INSERT_LOG: ?1 the operations of a flush (ckst_log_write) */
+    ("INSERT INTO " CKST_TABLE(CKST_LOG) "(ops) VALUES(?1)"),
 };
 
 /* ---------------------------------------------------------------------
@@ -179,9 +184,15 @@ static int ckst_exec(ckstore *p, const char *zFmt) {
   return rc == SQLITE_OK ? rc : ckst_sqlerr(p, rc);
 }
 
-/* Delete every level and block row (the caller clears the cache). */
+/* Delete every level and block row, and every log row (the caller
+** clears the cache). */
 int ckst_clear_levels(ckstore *p) {
-  return ckst_exec(p, CKST_SQL_CLEAR_LEVELS);
+  int rc = ckst_exec(p, CKST_SQL_CLEAR_LEVELS);
+  if (rc == SQLITE_OK && p->version >= 3) {
+    rc = ckst_exec(p, "DELETE FROM " CKST_TABLE(CKST_LOG));
+    if (rc == SQLITE_OK) ckst_log_reset(p);
+  }
+  return rc;
 }
 
 /* Finalize every kept statement (they are prepared again on use). */
@@ -556,6 +567,13 @@ int ckst_load(ckstore *p) {
     }
 #endif
     p->bLoaded = 1;
+    /* format 3: the blocks and counts with the log applied */
+    rc = ckst_log_replay(p);
+    if (rc != SQLITE_OK) {
+      char *zErr = ckst_take_error(p);
+      ckst_discard(p);
+      p->zErr = zErr;
+    }
   }
   return rc;
 }
@@ -698,6 +716,7 @@ int ckst_create(ckstore *p, const ckst_options *pOpt) {
   }
 
   rc = ckst_exec(p, CKST_DDL_CONFIG CKST_DDL_LEVELS CKST_DDL_BLOCKS);
+  if (rc == SQLITE_OK && p->version >= 3) rc = ckst_exec(p, CKST_DDL_LOG);
   if (rc != SQLITE_OK) return rc;
   zSql = sqlite3_mprintf(CKST_SQL_WRITE_CONFIG, p->zDb, p->zName);
   if (zSql == 0) return SQLITE_NOMEM;
@@ -822,15 +841,10 @@ int ckst_flush_blocks(ckstore *p) {
   return rc;
 }
 
-/* Write dirty blocks, changed counts and (once per transaction) a new
-** cookie to the shadow tables. */
-int ckst_flush(ckstore *p) {
+/* Write the changed counts to T_levels. */
+int ckst_flush_counts(ckstore *p) {
   sqlite3_stmt *pStmt = 0;
-  int i, rc;
-  rc = ckst_defer_check_flush(p);
-  if (rc != SQLITE_OK || !p->bLoaded) return rc;
-  rc = ckst_drain(p);
-  if (rc == SQLITE_OK) rc = ckst_flush_blocks(p);
+  int i, rc = SQLITE_OK;
   for (i = 0; rc == SQLITE_OK && i < p->nLevel; i++) {
     if (!p->aLevel[i].bCountDirty) continue;
     rc = ckst_stmt(p, CKST_WRITE_COUNT, &pStmt);
@@ -844,6 +858,18 @@ int ckst_flush(ckstore *p) {
     }
     p->bChanged = 1;
   }
+  return rc;
+}
+
+/* Write dirty blocks and changed counts (format 3: a log row, or a merge)
+** and (once per transaction) a new cookie to the shadow tables. */
+int ckst_flush(ckstore *p) {
+  sqlite3_stmt *pStmt = 0;
+  int rc;
+  rc = ckst_defer_check_flush(p);
+  if (rc != SQLITE_OK || !p->bLoaded) return rc;
+  rc = ckst_drain(p);
+  if (rc == SQLITE_OK) rc = ckst_log_flush(p);
   if (rc == SQLITE_OK && p->bChanged && !p->bCookieBumped) {
     /* The cookie is only compared for equality: it wraps around (in
     ** unsigned arithmetic, so that a stored INT64_MAX is no overflow). */
@@ -859,7 +885,9 @@ int ckst_flush(ckstore *p) {
     }
   }
   if (rc == SQLITE_OK) p->bChanged = 0;
-  assert(rc != SQLITE_OK || (p->nDirty == 0 && !ckst_defer_pending(p)));
+  assert(rc != SQLITE_OK ||
+         ((p->version >= 3 || p->nDirty == 0) && !ckst_defer_pending(p) &&
+          !ckst_log_writing(p)));
   return rc;
 }
 
@@ -923,7 +951,7 @@ static int ckst_in_read_txn(sqlite3 *db, const char *zDb) {
 int ckst_refresh(ckstore *p) {
   unsigned int v = 0;
   int rc, bPager;
-  if (p->nDirty || p->bChanged || ckst_defer_pending(p)) {
+  if ((p->version < 3 && p->nDirty) || ckst_log_writing(p)) {
     return SQLITE_OK; /* we are the writer */
   }
   /* (a NULL schema is "main" to sqlite3_file_control, without a lookup) */
@@ -947,9 +975,17 @@ int ckst_refresh(ckstore *p) {
 ** suffix, zNew and the suffix again (ALTER ... RENAME TO needs them all,
 ** DROP the first three).  Statements are finalized first. */
 static int ckst_each_shadow(ckstore *p, const char *zFmt, const char *zNew) {
-  int i, rc = SQLITE_OK;
+  /* T_log exists from format 3 on (whatever the store has loaded) */
+  int i, rc = SQLITE_OK, n = CKST_NSHADOW;
+  char *zLog = sqlite3_mprintf("%s_" CKST_LOG, p->zName);
+  if (zLog == 0) return SQLITE_NOMEM;
+  if (sqlite3_table_column_metadata(p->db, p->zDb, zLog, 0, 0, 0, 0, 0, 0) !=
+      SQLITE_OK) {
+    n--;
+  }
+  sqlite3_free(zLog);
   ckst_finalize(p);
-  for (i = 0; rc == SQLITE_OK && i < CKST_NSHADOW; i++) {
+  for (i = 0; rc == SQLITE_OK && i < n; i++) {
     char *zSql = sqlite3_mprintf(zFmt, p->zDb, p->zName, ckst_azShadow[i], zNew,
                                  ckst_azShadow[i]);
     if (zSql == 0) return SQLITE_NOMEM;

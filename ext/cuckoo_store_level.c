@@ -69,6 +69,74 @@ void ckst_cache_clear(ckstore *p) {
   p->nDirty = 0;
 }
 
+/* Bytes a level's image takes (headers of its blocks, the CF header, its
+** blocks). */
+static sqlite3_int64 ckst_image_bytes(const ckst_level *pL) {
+  return (sqlite3_int64)(pL->nBlock * sizeof(ckst_block) + CF_HEADER_SIZE +
+                         pL->nBlock * pL->nBytes);
+}
+
+/* Drop every clean block: a level with an image keeps it (and every block
+** of the level) if any of its blocks is dirty, else loses it whole; a
+** block of its own is dropped when clean.  The kept blocks go into a new
+** slot table; if that cannot be allocated nothing is dropped (the cache
+** stays over its budget: no error). */
+void ckst_cache_evict_clean(ckstore *p) {
+  uint8_t aKeep[CKST_MAX_LEVELS]; /* the level has a dirty block */
+  ckst_block **aOld = p->aSlot;
+  uint32_t i;
+  int k;
+  if (p->nSlot == 0) return;
+  p->aSlot = sqlite3_malloc64(sizeof(ckst_block *) * (uint64_t)p->nSlot);
+  if (p->aSlot == 0) {
+    p->aSlot = aOld;
+    return;
+  }
+  memset(p->aSlot, 0, sizeof(ckst_block *) * (uint64_t)p->nSlot);
+  memset(aKeep, 0, sizeof(aKeep));
+  for (i = 0; i < p->nDirty; i++) {
+    uint64_t id = p->aDirty[i];
+    uint32_t j;
+    for (j = 0; j < p->nSlot; j++) { /* (aOld: p->aSlot is the new one) */
+      ckst_block *b = aOld[(ckst_slot_of(id, p->nSlot) + j) & (p->nSlot - 1)];
+      if (b == 0) break;
+      if (b->id == id) {
+        if (b->bDirty) aKeep[id >> 32] = 1;
+        break;
+      }
+    }
+  }
+  p->nEntry = 0;
+  p->nCacheBytes = 0;
+  p->pLast = 0;
+  for (i = 0; i < p->nSlot; i++) {
+    ckst_block *b = aOld[i];
+    int iLevel;
+    if (b == 0) continue;
+    iLevel = (int)(b->id >> 32);
+    if (b->bDirty || (p->aLevel[iLevel].aImg && aKeep[iLevel])) {
+      ckst_cache_put(p, b);
+      p->nEntry++;
+      if (!b->iImg) {
+        p->nCacheBytes += (sqlite3_int64)(sizeof(ckst_block) + b->nBytes);
+      }
+    } else if (!b->iImg) {
+      sqlite3_free(b);
+    }
+  }
+  sqlite3_free(aOld);
+  for (k = 0; k < CKST_MAX_LEVELS; k++) {
+    ckst_level *pL = &p->aLevel[k];
+    if (pL->aImg && aKeep[k]) {
+      p->nCacheBytes += ckst_image_bytes(pL);
+    } else {
+      sqlite3_free(pL->aImg);
+      pL->aImg = 0;
+      pL->nGot = 0;
+    }
+  }
+}
+
 /* Record that b must be written by the next flush (its id goes into
 ** p->aDirty, grown as needed); SQLITE_NOMEM leaves b clean. */
 int ckst_mark_dirty(ckstore *p, ckst_block *b) {
@@ -200,9 +268,14 @@ int ckst_block_load(ckstore *p, int iLevel, uint64_t j, ckst_block **ppB) {
   }
   if (b == 0) {
     if (p->nEntry > 0 && p->nCacheBytes + nNeed > p->cacheKib * 1024) {
-      rc = ckst_flush_blocks(p);
-      if (rc != SQLITE_OK) return rc;
-      ckst_cache_clear(p);
+      if (p->version >= 3 && (p->log.bReplay || !ckst_log_writing(p))) {
+        /* logged-dirty blocks are the table: a reader keeps them */
+        ckst_cache_evict_clean(p);
+      } else {
+        rc = p->version >= 3 ? ckst_log_merge(p) : ckst_flush_blocks(p);
+        if (rc != SQLITE_OK) return rc;
+        ckst_cache_clear(p);
+      }
     }
     rc = ckst_cache_reserve_n(p, 1);
     if (rc != SQLITE_OK) return rc;
@@ -262,6 +335,10 @@ int ckst_append_level(ckstore *p, const cf_params *pp, const uint8_t *aTable,
   ckst_level *pL = &p->aLevel[iLevel];
   int rc;
   assert(iLevel >= 0 && iLevel < CKST_MAX_LEVELS);
+  /* the log's rows were made on the levels as they are (cuckoo_store_log.c
+  ** rule 2) */
+  rc = p->version >= 3 ? ckst_log_merge(p) : SQLITE_OK;
+  if (rc != SQLITE_OK) return rc;
   memset(pL, 0, sizeof(*pL));
   pL->p = *pp;
   pL->nCount = pL->nCountSaved = nCount;

@@ -1,0 +1,289 @@
+/*
+** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
+**
+** cuckoo_store_log.c: the operation log of a format-3 cuckoo table, so
+** that a commit writes what its transaction changed, not every block it
+** touched (docs/format.md#shadow-tables, docs/virtual-table.md "What a
+** commit writes").
+**
+**   S.T_log(id INTEGER PRIMARY KEY, ops BLOB)
+**       one row per flush that changed the table and did not merge: the
+**       changes made since the previous row, in order, CKST_LOG_OP = 9
+**       bytes each:
+**
+**         byte 0      op: bit 7 set = remove a copy, clear = insert one;
+**                     bits 0-4 the level; bits 5-6 zero
+**         bytes 1-8   the item's 64-bit hash, big-endian
+**
+** The table is its blocks and levels rows with the rows of T_log applied
+** in id order.  Rules:
+**   1. Placement is deterministic: an insert into a level (ckst_insert_level:
+**      a free slot of the first bucket, then the second, then the core's
+**      walk, whose choices are hashes of fingerprint, bucket and step) puts
+**      the same fingerprint in the same slot given the same level, and a
+**      removal clears the same slot.  The op names its level, so a replay
+**      needs none of the choices that depend on other levels or on a
+**      scan's pins; it is exact.  A failed insert (full, too many copies)
+**      changes nothing and is not logged.
+**   2. Growth, import and emptying write levels rows: the log is merged
+**      first (ckst_append_level), so no row ever replays against levels
+**      it was not made on.
+**   3. A flush (xSync, xSavepoint) merges when the log, after this row,
+**      would be at least 1/CKST_LOG_K of the dirty blocks' bytes (merging
+**      then costs at most CKST_LOG_K times the log's bytes), when the
+**      dirty blocks exceed half the cache budget (every connection that
+**      replays the log must hold them), or when recording stopped (an
+**      allocation failed, or the operations of this flush alone reach the
+**      bound: a bulk load merges at once and writes no log).  Otherwise
+**      it writes one row and the dirty blocks stay cached and dirty.
+**   4. Every row is validated before it is applied: a BLOB, a whole
+**      number of operations, known op bits, an existing level, an insert
+**      that fits and a removal of a copy that is there; anything else is
+**      SQLITE_CORRUPT_VTAB naming the row and the operation, and the load
+**      fails (nothing is kept).
+**   5. Crash safety is SQLite's: a row and a merge are written inside the
+**      user's transaction.
+*/
+#include "cuckoo_store_int.h"
+
+#include <string.h>
+
+/* Merge when (log bytes) * CKST_LOG_K >= dirty block bytes: a merge
+** writes the dirty blocks, so the blocks cost at most CKST_LOG_K bytes
+** per byte of log, about 9 * CKST_LOG_K bytes per operation (twice that
+** with the journal), and a replay reads at most 1/CKST_LOG_K of the
+** blocks' bytes in log. */
+#define CKST_LOG_K 4
+
+int ckst_log_writing(const ckstore *p) {
+  return p->log.nOp > 0 || p->log.bOff || p->bChanged ||
+         ckst_defer_pending(p);
+}
+
+/* Bytes of all levels' blocks: no more than that can be dirty. */
+static sqlite3_int64 ckst_level_bytes(const ckstore *p) {
+  sqlite3_int64 n = 0;
+  int i;
+  for (i = 0; i < p->nLevel; i++)
+    n += (sqlite3_int64)(p->aLevel[i].nBlock * p->aLevel[i].nBytes);
+  return n;
+}
+
+void ckst_log_add(ckstore *p, int op, int iLevel, uint64_t hash) {
+  ckst_log *g = &p->log;
+  uint8_t *a;
+  int i;
+  if (p->version < 3 || g->bReplay || g->bOff) return;
+  if (g->nOp == g->nAlloc) {
+    uint32_t nNew = g->nAlloc ? g->nAlloc * 2 : 1024;
+    uint8_t *aNew;
+    /* The flush merges once the log reaches the blocks' bytes over K:
+    ** past that, recording is pointless. */
+    if ((g->nBytes + (sqlite3_int64)g->nOp * CKST_LOG_OP) * CKST_LOG_K >=
+        ckst_level_bytes(p)) {
+      g->bOff = 1;
+    } else {
+      aNew = sqlite3_realloc64(g->aOp, (sqlite3_uint64)nNew * CKST_LOG_OP);
+      if (aNew == 0) g->bOff = 1;
+      g->aOp = aNew ? aNew : g->aOp;
+      g->nAlloc = aNew ? nNew : g->nAlloc;
+    }
+    if (g->bOff) {
+      g->nOp = 0;
+      return;
+    }
+  }
+  assert(iLevel >= 0 && iLevel <= CKST_OP_LEVEL && g->nOp < g->nAlloc);
+  a = g->aOp + (size_t)g->nOp++ * CKST_LOG_OP;
+  a[0] = (uint8_t)(op | iLevel);
+  for (i = 0; i < 8; i++)
+    a[1 + i] = (uint8_t)(hash >> (56 - 8 * i));
+}
+
+void ckst_log_reset(ckstore *p) {
+  ckst_log *g = &p->log;
+  g->nOp = 0;
+  g->bOff = 0;
+  g->bReplay = 0;
+  g->nBytes = 0;
+  g->nRow = 0;
+}
+
+void ckst_log_free(ckstore *p) {
+  sqlite3_free(p->log.aOp);
+  memset(&p->log, 0, sizeof(p->log));
+}
+
+/* Bytes of the dirty blocks. */
+static sqlite3_int64 ckst_dirty_bytes(const ckstore *p) {
+  sqlite3_int64 n = 0;
+  uint32_t i;
+  for (i = 0; i < p->nDirty; i++) {
+    const ckst_block *b = ckst_cache_find(p, p->aDirty[i]);
+    if (b && b->bDirty) n += b->nBytes;
+  }
+  return n;
+}
+
+int ckst_log_merge(ckstore *p) {
+  int rc = ckst_flush_blocks(p);
+  if (rc == SQLITE_OK) rc = ckst_flush_counts(p);
+  if (rc == SQLITE_OK && p->version >= 3 && p->log.nRow > 0) {
+    sqlite3_stmt *pStmt = 0;
+    rc = ckst_prepare_shadow(p, "DELETE FROM " CKST_TABLE(CKST_LOG), CKST_LOG,
+                             &pStmt);
+    if (rc == SQLITE_OK) {
+      unsigned u0 = (unsigned)sqlite3_total_changes(p->db);
+      rc = sqlite3_step(pStmt);
+      p->uOwnChanges += (unsigned)sqlite3_total_changes(p->db) - u0;
+      rc = rc == SQLITE_DONE ? SQLITE_OK : ckst_sqlerr(p, rc);
+    }
+    sqlite3_finalize(pStmt);
+    if (rc == SQLITE_OK) p->bChanged = 1;
+  }
+  if (rc == SQLITE_OK) {
+    if (p->log.nRow > 0 || p->log.nOp > 0 || p->log.bOff) p->log.nMerge++;
+    p->log.nOp = 0;
+    p->log.bOff = 0;
+    p->log.nBytes = 0;
+    p->log.nRow = 0;
+  }
+  return rc;
+}
+
+/* INSERT the operations recorded since the last row as a new row. */
+static int ckst_log_write(ckstore *p) {
+  ckst_log *g = &p->log;
+  sqlite3_stmt *pStmt = 0;
+  sqlite3_int64 n = (sqlite3_int64)g->nOp * CKST_LOG_OP;
+  int rc;
+  if (g->nOp == 0) return SQLITE_OK;
+  if (n > sqlite3_limit(p->db, SQLITE_LIMIT_LENGTH, -1)) {
+    return ckst_log_merge(p);
+  }
+  rc = ckst_stmt(p, CKST_INSERT_LOG, &pStmt);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_blob(pStmt, 1, g->aOp, (int)n, SQLITE_STATIC);
+  {
+    unsigned u0 = (unsigned)sqlite3_total_changes(p->db);
+    rc = sqlite3_step(pStmt);
+    p->uOwnChanges += (unsigned)sqlite3_total_changes(p->db) - u0;
+  }
+  if (rc == SQLITE_DONE) {
+    rc = sqlite3_reset(pStmt);
+  } else {
+    rc = ckst_sqlerr(p, rc);
+    sqlite3_reset(pStmt);
+  }
+  sqlite3_clear_bindings(pStmt);
+  if (rc != SQLITE_OK) return rc;
+  g->nBytes += n;
+  g->nRow++;
+  g->nOp = 0;
+  p->bChanged = 1;
+  return SQLITE_OK;
+}
+
+int ckst_log_flush(ckstore *p) {
+  ckst_log *g = &p->log;
+  sqlite3_int64 nDirty, nLog;
+  if (p->version < 3) {
+    int rc = ckst_flush_blocks(p);
+    return rc == SQLITE_OK ? ckst_flush_counts(p) : rc;
+  }
+  if (g->nOp == 0 && !g->bOff) return SQLITE_OK; /* all in the log */
+  nDirty = ckst_dirty_bytes(p);
+  nLog = g->nBytes + (sqlite3_int64)g->nOp * CKST_LOG_OP;
+  if (g->bOff || nLog * CKST_LOG_K >= nDirty ||
+      nDirty > p->cacheKib * 1024 / 2) {
+    return ckst_log_merge(p);
+  }
+  return ckst_log_write(p);
+}
+
+/* Apply operation k of log row iRow (a[0..8]); rule 4. */
+static int ckst_log_apply(ckstore *p, sqlite3_int64 iRow, int k,
+                          const uint8_t *a) {
+  int iLevel = a[0] & CKST_OP_LEVEL, bRemove = (a[0] & CKST_OP_REMOVE) != 0;
+  uint64_t hash = 0;
+  int i, rc;
+  if (a[0] & ~(CKST_OP_REMOVE | CKST_OP_LEVEL)) {
+    return ckst_corrupt(p,
+                        "row %lld of %s_" CKST_LOG " has op byte 0x%02x at "
+                        "operation %d (allowed: bit 7 = remove, bits 0-4 = "
+                        "the level)",
+                        iRow, p->zName, a[0], k);
+  }
+  if (iLevel >= p->nLevel) {
+    return ckst_corrupt(p,
+                        "row %lld of %s_" CKST_LOG " names level %d at "
+                        "operation %d, but the table has %d levels",
+                        iRow, p->zName, iLevel, k, p->nLevel);
+  }
+  for (i = 0; i < 8; i++)
+    hash = (hash << 8) | a[1 + i];
+  rc = bRemove ? ckst_remove_level(p, iLevel, hash)
+               : ckst_insert_level(p, iLevel, hash);
+  if (rc == CF_OK) return SQLITE_OK;
+  if (rc == CF_IOERR) return ckst_store_rc(p);
+  if (rc == CF_CORRUPT) return SQLITE_CORRUPT_VTAB;
+  sqlite3_free(ckst_take_error(p));
+  return ckst_corrupt(p,
+                      "row %lld of %s_" CKST_LOG " cannot be applied: "
+                      "operation %d %s level %d (%s)",
+                      iRow, p->zName, k,
+                      bRemove ? "removes an item absent from" : "inserts into",
+                      iLevel,
+                      bRemove           ? "no such copy"
+                      : rc == CF_FULL   ? "the level is full"
+                                        : "too many copies");
+}
+
+/* Validate and apply one row (rule 4). */
+static int ckst_log_row(ckstore *p, sqlite3_stmt *pStmt) {
+  sqlite3_int64 iRow = sqlite3_column_int64(pStmt, 0);
+  int eType = sqlite3_column_type(pStmt, 1);
+  const uint8_t *a = (const uint8_t *)sqlite3_column_blob(pStmt, 1);
+  int n = sqlite3_column_bytes(pStmt, 1), k, rc = SQLITE_OK;
+  if (eType != SQLITE_BLOB || n == 0 || n % CKST_LOG_OP != 0) {
+    return ckst_corrupt(p,
+                        "row %lld of %s_" CKST_LOG " is %s of %d bytes; "
+                        "allowed: a BLOB of a whole number of %d-byte "
+                        "operations",
+                        iRow, p->zName, ckst_type_name(eType), n, CKST_LOG_OP);
+  }
+  if (a == 0) return SQLITE_NOMEM;
+  for (k = 0; rc == SQLITE_OK && k < n / CKST_LOG_OP; k++) {
+    rc = ckst_log_apply(p, iRow, k, a + (size_t)k * CKST_LOG_OP);
+  }
+  if (rc == SQLITE_OK) {
+    p->log.nBytes += n;
+    p->log.nRow++;
+    p->log.nReplayed += n / CKST_LOG_OP;
+  }
+  return rc;
+}
+
+int ckst_log_replay(ckstore *p) {
+  sqlite3_stmt *pStmt = 0;
+  int rc, bChanged = p->bChanged;
+  ckst_log_reset(p);
+  p->log.nReplayed = 0;
+  if (p->version < 3) return SQLITE_OK;
+  rc = ckst_prepare_shadow(p, "SELECT id, ops FROM " CKST_TABLE(CKST_LOG)
+                              " ORDER BY id", CKST_LOG, &pStmt);
+  p->log.bReplay = 1;
+  while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
+    rc = ckst_log_row(p, pStmt);
+  }
+  p->log.bReplay = 0;
+  if (rc == SQLITE_DONE) {
+    rc = SQLITE_OK;
+  } else if (pStmt && rc != SQLITE_OK && rc != SQLITE_CORRUPT_VTAB &&
+             rc != SQLITE_NOMEM && p->zErr == 0) {
+    rc = ckst_sqlerr(p, rc);
+  }
+  sqlite3_finalize(pStmt);
+  p->bChanged = bChanged;
+  return rc;
+}
