@@ -10,8 +10,10 @@
 #   - travel: every version writes a database (tests/compat/travel.tcl),
 #     then every version checks every version's database, and
 #     tests/compat/format1.db: the same database written by the last
-#     build of shadow-table format 1 (commit 1f6f1a0, SQLite 3.40.1), read
-#     and written by this build (docs/format.md#versioning).
+#     build of shadow-table format 1 (commit 1f6f1a0, SQLite 3.40.1), and
+#     tests/compat/format2.db, by the last build of format 2 (commit
+#     6485063, SQLite 3.40.1), read and written by this build
+#     (docs/format.md#versioning).
 # Prints one table, version x (passed, failed, skipped), the travel
 # matrix, and a closing "N passed, N failed".
 #
@@ -85,7 +87,7 @@ for v in $versions; do
 done
 dbs=""
 for v in $versions; do dbs="$dbs $top/build/compat/travel/$v.db"; done
-dbs="$dbs $top/$here/format1.db"
+dbs="$dbs $top/$here/format1.db $top/$here/format2.db"
 
 # 3. each version: the suite, the C tests, every database; COMPAT_JOBS
 # versions at a time, each in a directory of its own (the tests keep their

@@ -13,8 +13,9 @@
 # filter BLOB is byte-identical to the one this version computes from the
 # same SQL, every level exports the writer's bytes, every item is found;
 # then it grows the table further and checks again after reopening (a
-# table keeps its shadow-table format: tests/compat/format1.db, written by
-# the last build of format 1, stays format 1).
+# table keeps its shadow-table format: tests/compat/format1.db and
+# format2.db, written by the last builds of formats 1 and 2, stay in
+# their format).
 # Prints one line per check that fails, a line per DB, and
 # "travel: N passed, N failed".  Uses the Tcl interface the suite uses
 # (CUCKOO_TCLSQLITE, else package require sqlite3) and CUCKOO_EXT.
