@@ -532,11 +532,15 @@ int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
   if (rc == 1) {
     rc = CF_OK;
   } else {
-    /* both buckets full: the insertion walk over the callbacks */
+    /* both buckets full: the insertion walk over the callbacks (format 3:
+    ** no merge in the middle of it, which would store half a walk that
+    ** the log then replays whole) */
     ckst_access x;
     cf_store st;
     ckst_access_init(p, iLevel, &x, &st);
+    p->log.bInOp = 1;
     rc = cf_store_insert(&pL->p, &st, k);
+    p->log.bInOp = 0;
   }
   if (rc == CF_OK) {
     p->aLevel[iLevel].nCount++;

@@ -2,7 +2,7 @@
 ** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
 **
 ** cuckoo_store.h: the block store behind the cuckoo virtual table: one
-** table's filter kept in three shadow tables, read and written through a
+** table's filter kept in shadow tables, read and written through a
 ** per-connection block cache.  cuckoo_vtab.c maps SQL onto it; this
 ** header is all it sees of the store.  The store's own files, by concern,
 ** are listed in cuckoo_store_int.h.
@@ -11,8 +11,9 @@
 **
 **   S.T_config(k TEXT PRIMARY KEY, v) WITHOUT ROWID
 **       one row per setting:
-**         version      INTEGER  shadow-table format version (2; 1 for
-**                               tables made before absent blocks)
+**         version      INTEGER  shadow-table format version (3; 2 for
+**                               tables made before the log, 1 before
+**                               absent blocks)
 **         seed         INTEGER  hash seed (the 64-bit value as int64)
 **         bucket_size  INTEGER  2, 4 or 8: bucket size of new levels
 **         variant      TEXT     'plain' or 'semisort': bucket encoding of
@@ -48,6 +49,12 @@
 **       format 2, still read and written as such): every block has a row,
 **       a zeroblob from the level's creation on.
 **
+**   S.T_log(id INTEGER PRIMARY KEY, ops BLOB)          (format 3 only)
+**       the operations (insert or remove a copy of a hash on a level)
+**       made since the blocks and counts were last written, one row per
+**       flush: the table is its blocks with the log applied in id order
+**       (cuckoo_store_log.c).
+**
 ** Rules:
 **   1. An item is its 64-bit hash under the table's seed; the hash gives
 **      the bucket and fingerprint on every level (cf_key_in), so the
@@ -75,7 +82,11 @@
 **      shadow tables by ckst_flush() (with incremental BLOB I/O into the
 **      rows present, an INSERT for a block without one): the virtual
 **      table flushes in xSync and xSavepoint, and a full cache flushes
-**      before it evicts.  ckst_discard() drops
+**      before it evicts.  Format 3: a flush writes one T_log row of the
+**      operations instead, and the changed blocks stay cached and dirty
+**      across commits until a merge writes them (cuckoo_store_log.c says
+**      when); a full cache of a connection that is not writing drops
+**      only its clean blocks.  ckst_discard() drops
 **      everything in memory (xRollback, xRollbackTo): the journal has
 **      already restored the shadow tables, and the next use reloads.
 **      Level creation and import write their rows at once (format 2:
@@ -290,6 +301,10 @@ CUCKOO_PRIVATE sqlite3_int64 ckst_total(const ckstore *p);
 CUCKOO_PRIVATE int ckst_scan_copies(ckstore *p, const ckst_scan *s,
                                     sqlite3_int64 *pn);
 CUCKOO_PRIVATE int ckst_copies(ckstore *p, uint64_t hash, sqlite3_int64 *pn);
+/* Format 3: write every block and count the log changed and delete the
+** log rows (docs/format.md#the-log); a table of format 1 or 2 has no log
+** (nothing to do).  Pending inserts are placed first. */
+CUCKOO_PRIVATE int ckst_merge(ckstore *p);
 /* Empty the table: drop every level and block, and create an empty level
 ** 0 as the table was created (one DELETE per shadow table). */
 CUCKOO_PRIVATE int ckst_delete_all(ckstore *p);

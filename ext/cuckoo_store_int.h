@@ -155,6 +155,8 @@ typedef struct ckst_log {
   uint32_t nOp, nAlloc; /* operations in aOp, and its room (operations) */
   int bOff;
   int bReplay;          /* replaying: nothing is recorded */
+  int bInOp;            /* an operation is under way: its blocks may hold
+                        ** half of it, so no merge (ckst_block_load) */
   sqlite3_int64 nBytes; /* bytes of the rows in T_log */
   sqlite3_int64 nRow;   /* rows in T_log */
   sqlite3_int64 nReplayed; /* operations replayed by the last load */

@@ -864,12 +864,16 @@ int ckst_flush_counts(ckstore *p) {
 /* Write dirty blocks and changed counts (format 3: a log row, or a merge)
 ** and (once per transaction) a new cookie to the shadow tables. */
 int ckst_flush(ckstore *p) {
+  /* the rows the store INSERTs (log rows, new blocks) are not the user's:
+  ** last_insert_rowid() keeps what the user's statements made it */
+  sqlite3_int64 iLastRowid = sqlite3_last_insert_rowid(p->db);
   sqlite3_stmt *pStmt = 0;
   int rc;
   rc = ckst_defer_check_flush(p);
   if (rc != SQLITE_OK || !p->bLoaded) return rc;
   rc = ckst_drain(p);
   if (rc == SQLITE_OK) rc = ckst_log_flush(p);
+  sqlite3_set_last_insert_rowid(p->db, iLastRowid);
   if (rc == SQLITE_OK && p->bChanged && !p->bCookieBumped) {
     /* The cookie is only compared for equality: it wraps around (in
     ** unsigned arithmetic, so that a stored INT64_MAX is no overflow). */

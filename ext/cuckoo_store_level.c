@@ -267,7 +267,8 @@ int ckst_block_load(ckstore *p, int iLevel, uint64_t j, ckst_block **ppB) {
     b = ckst_cache_find(p, id);
   }
   if (b == 0) {
-    if (p->nEntry > 0 && p->nCacheBytes + nNeed > p->cacheKib * 1024) {
+    if (p->nEntry > 0 && p->nCacheBytes + nNeed > p->cacheKib * 1024 &&
+        !p->log.bInOp) {
       if (p->version >= 3 && (p->log.bReplay || !ckst_log_writing(p))) {
         /* logged-dirty blocks are the table: a reader keeps them */
         ckst_cache_evict_clean(p);

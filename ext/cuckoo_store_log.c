@@ -287,3 +287,11 @@ int ckst_log_replay(ckstore *p) {
   p->bChanged = bChanged;
   return rc;
 }
+
+int ckst_merge(ckstore *p) {
+  int rc = ckst_drain(p);
+  if (rc != SQLITE_OK || p->version < 3) return rc;
+  rc = ckst_log_merge(p);
+  if (rc == SQLITE_OK) p->bChanged = 1;
+  return rc;
+}

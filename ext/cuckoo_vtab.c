@@ -19,6 +19,7 @@
 **   SELECT count(*) FROM seen;                        -- items stored
 **   SELECT level, bucket, fingerprint, copies FROM seen; -- what is stored
 **   INSERT INTO seen(seen) VALUES ('delete-all');     -- empty it
+**   INSERT INTO seen(seen) VALUES ('merge');          -- write the log out
 **
 ** Options (module arguments): capacity, error_rate, growth=on|off,
 ** bucket_size, seed, variant=plain|semisort (or semisort), block_size,
@@ -869,7 +870,8 @@ static CUCKOO_NOINLINE int ckvt_update(ckvt_table *pTab, int argc,
   return ckvt_err(pTab, ckst_replace(p, hOld, hNew, &nm));
 }
 
-/* INSERT INTO t(t) VALUES(command): the only command is 'delete-all'. */
+/* INSERT INTO t(t) VALUES(command): 'delete-all', or 'merge' (format 3:
+** write the blocks and counts the log changed, and empty the log). */
 static CUCKOO_NOINLINE int ckvt_command(ckvt_table *pTab,
                                         sqlite3_value **argv) {
   ckstore *p = pTab->pStore;
@@ -886,10 +888,12 @@ static CUCKOO_NOINLINE int ckvt_command(ckvt_table *pTab,
     }
   }
   if (z == 0) return SQLITE_NOMEM;
+  if (strcmp(z, "merge") == 0) return ckvt_err(pTab, ckst_merge(p));
   if (strcmp(z, "delete-all") != 0) {
     return ckvt_errmsg(pTab, sqlite3_mprintf("%s: unknown command '%s'; the "
-                                             "command is 'delete-all' (it "
-                                             "empties the table)",
+                                             "commands are 'delete-all' (it "
+                                             "empties the table) and 'merge' "
+                                             "(it writes the log out)",
                                              ckst_label(p), z));
   }
   return ckvt_err(pTab, ckst_delete_all(p));
