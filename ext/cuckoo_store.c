@@ -526,6 +526,10 @@ int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
   uint32_t i2 = cf_alt_in(&pL->p, k.i1, k.fp);
   int rc;
   assert(k.fp != 0 && k.i1 < pL->p.nbuckets && i2 < pL->p.nbuckets);
+  if ((rc = ckst_log_reserve(p, 1)) != SQLITE_OK) {
+    p->rcStore = rc;
+    return CF_IOERR;
+  }
   rc = ckst_put_free(p, iLevel, k.i1, k.fp);
   if (rc == 0 && i2 != k.i1) rc = ckst_put_free(p, iLevel, i2, k.fp);
   if (rc < 0) return CF_IOERR;
@@ -558,6 +562,10 @@ int ckst_remove_level(ckstore *p, int iLevel, uint64_t hash) {
   ckst_level *pL = &p->aLevel[iLevel];
   cf_key k = ckst_key(pL, hash);
   int rc;
+  if ((rc = ckst_log_reserve(p, 1)) != SQLITE_OK) {
+    p->rcStore = rc;
+    return CF_IOERR;
+  }
   if (pL->nCount == 0) {
     /* nothing to remove, or a copy the count does not know of */
     int m = ckst_match(p, iLevel, hash);

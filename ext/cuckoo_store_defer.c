@@ -245,6 +245,10 @@ static int ckst_drain_batch(ckstore *p, uint32_t *pi) {
           if (m > nRoom) m = nRoom;
         }
         pL->img.count = pL->nCount;
+        if (m && (rc = ckst_log_reserve(p, (uint32_t)m)) != SQLITE_OK) {
+          i += j;
+          goto done;
+        }
         nDone = m ? cf_insert_batch(&pL->img, p->defer.aHash + i + j, m, 0) : 0;
         if (nDone > 0) {
           size_t d;

@@ -369,8 +369,13 @@ CUCKOO_PRIVATE void ckst_defer_end(ckstore *p);
 /* Op bytes: bit 7 set for a removal, bits 0-4 the level. */
 #define CKST_OP_REMOVE 0x80
 #define CKST_OP_LEVEL 0x1f
+/* Make room to record n more changes, before they are made (an
+** operation that cannot be recorded is not made: SQLITE_NOMEM); when the
+** log would reach the bound at which the next flush merges anyway,
+** recording stops instead (log.bOff). */
+CUCKOO_PRIVATE int ckst_log_reserve(ckstore *p, uint32_t n);
 /* Record a change made to level iLevel (the insert or removal of a copy
-** of hash): SQLITE_NOMEM stops recording, so that the next flush merges. */
+** of hash), in the room reserved. */
 CUCKOO_PRIVATE void ckst_log_add(ckstore *p, int op, int iLevel, uint64_t hash);
 /* This connection holds changes not yet in the shadow tables (it is the
 ** writer: no other connection can have committed). */

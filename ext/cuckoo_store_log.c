@@ -69,30 +69,36 @@ static sqlite3_int64 ckst_level_bytes(const ckstore *p) {
   return n;
 }
 
+int ckst_log_reserve(ckstore *p, uint32_t n) {
+  ckst_log *g = &p->log;
+  uint64_t nWant = (uint64_t)g->nOp + n, nNew;
+  uint8_t *aNew;
+  if (p->version < 3 || g->bReplay || g->bOff || nWant <= g->nAlloc) {
+    return SQLITE_OK;
+  }
+  /* The flush merges once the log reaches the blocks' bytes over K:
+  ** past that, recording is pointless (and the bound keeps aOp small). */
+  if ((g->nBytes + (sqlite3_int64)nWant * CKST_LOG_OP) * CKST_LOG_K >=
+          ckst_level_bytes(p) ||
+      nWant > 0x10000000) {
+    g->bOff = 1;
+    g->nOp = 0;
+    return SQLITE_OK;
+  }
+  for (nNew = g->nAlloc ? g->nAlloc : 1024; nNew < nWant; nNew *= 2) {
+  }
+  aNew = sqlite3_realloc64(g->aOp, nNew * CKST_LOG_OP);
+  if (aNew == 0) return SQLITE_NOMEM;
+  g->aOp = aNew;
+  g->nAlloc = (uint32_t)nNew;
+  return SQLITE_OK;
+}
+
 void ckst_log_add(ckstore *p, int op, int iLevel, uint64_t hash) {
   ckst_log *g = &p->log;
   uint8_t *a;
   int i;
   if (p->version < 3 || g->bReplay || g->bOff) return;
-  if (g->nOp == g->nAlloc) {
-    uint32_t nNew = g->nAlloc ? g->nAlloc * 2 : 1024;
-    uint8_t *aNew;
-    /* The flush merges once the log reaches the blocks' bytes over K:
-    ** past that, recording is pointless. */
-    if ((g->nBytes + (sqlite3_int64)g->nOp * CKST_LOG_OP) * CKST_LOG_K >=
-        ckst_level_bytes(p)) {
-      g->bOff = 1;
-    } else {
-      aNew = sqlite3_realloc64(g->aOp, (sqlite3_uint64)nNew * CKST_LOG_OP);
-      if (aNew == 0) g->bOff = 1;
-      g->aOp = aNew ? aNew : g->aOp;
-      g->nAlloc = aNew ? nNew : g->nAlloc;
-    }
-    if (g->bOff) {
-      g->nOp = 0;
-      return;
-    }
-  }
   assert(iLevel >= 0 && iLevel <= CKST_OP_LEVEL && g->nOp < g->nAlloc);
   a = g->aOp + (size_t)g->nOp++ * CKST_LOG_OP;
   a[0] = (uint8_t)(op | iLevel);

@@ -997,6 +997,7 @@ typedef struct vsub {
       *sBulk, *sCount, *sFpr;
   uint64_t nTable, nReopen, nRollback, nRollbackTo, nCommit, nCheck, nExport,
       nLeftover, nRefused, nSweep, nDb2, maxLevels;
+  uint64_t nLogged; /* reopens and second connections that replayed a log */
   uint64_t nRefusedHere; /* refusals by the current table */
   uint64_t nOrStmt, nOrDup, nBulkDup, nFailMid, nRun, nRunBack, nTooMany,
       nTooManyShared, nAmbiguous;
@@ -1883,6 +1884,7 @@ static void v_db2(vsub *V) {
   sqlite3_finalize(s);
   sqlite3_close(db2);
   V->nDb2++;
+  if (one_int(V->db, "SELECT count(*) FROM t_log") > 0) V->nLogged++;
 }
 
 /* Export every level into a new table; it must find every item. */
@@ -1982,6 +1984,7 @@ static void v_step(vsub *V) {
       v_open(V);
       v_prepare(V);
       V->nReopen++;
+      if (one_int(V->db, "SELECT count(*) FROM t_log") > 0) V->nLogged++;
     }
   } else if (r < 9985) {
     if (V->depth == 0) v_db2(V);
@@ -2055,12 +2058,13 @@ static int run_model(uint64_t nOps, const char *zDir, const char *zOnly,
          (unsigned long long)F.nWindow, (unsigned long long)F.nRefused);
   printf("tables: %llu tables (up to %llu levels), %llu commits, %llu "
          "rollbacks, %llu rollbacks to a savepoint, %llu reopens, %llu "
-         "second connections, %llu checks, %llu exports, %llu sweeps, "
+         "second connections (%llu of those two replayed a log), %llu checks, %llu exports, %llu sweeps, "
          "%llu refused writes, %llu deleted items still found\n",
          (unsigned long long)V.nTable, (unsigned long long)V.maxLevels,
          (unsigned long long)V.nCommit, (unsigned long long)V.nRollback,
          (unsigned long long)V.nRollbackTo, (unsigned long long)V.nReopen,
-         (unsigned long long)V.nDb2, (unsigned long long)V.nCheck,
+         (unsigned long long)V.nDb2, (unsigned long long)V.nLogged,
+         (unsigned long long)V.nCheck,
          (unsigned long long)V.nExport, (unsigned long long)V.nSweep,
          (unsigned long long)V.nRefused, (unsigned long long)V.nLeftover);
   printf("tables: %llu INSERT OR IGNORE/REPLACE statements (%llu with a "
