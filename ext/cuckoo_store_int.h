@@ -91,6 +91,8 @@ typedef struct ckst_level {
   uint8_t *aImg; /* headers of nBlock blocks, CF header, blocks; or NULL */
   cf_filter img; /* the level as a filter over aImg (count unused) */
   uint64_t nGot; /* blocks of the level loaded one by one */
+  uint64_t nLogOps; /* format 3: operations on the level since the last
+                    ** merge (those of the log included) */
 } ckst_level;
 
 /* A hash a scan pinned to a level (see ckst_scan_hash). */
@@ -204,6 +206,8 @@ struct ckstore {
   uint32_t nSlot;  /* power of two, or 0 */
   uint32_t nEntry; /* blocks cached */
   sqlite3_int64 nCacheBytes;
+  sqlite3_int64 nEvictAt; /* > budget: evict only past this (the dirty
+                          ** blocks of format 3 fill the budget) */
   ckst_block *pLast; /* most recently used block */
   uint64_t *aDirty;  /* ids of dirty blocks */
   uint32_t nDirty, nDirtyAlloc;

@@ -65,6 +65,7 @@ void ckst_cache_clear(ckstore *p) {
   }
   p->nEntry = 0;
   p->nCacheBytes = 0;
+  p->nEvictAt = 0;
   p->pLast = 0;
   p->nDirty = 0;
 }
@@ -267,13 +268,19 @@ int ckst_block_load(ckstore *p, int iLevel, uint64_t j, ckst_block **ppB) {
     b = ckst_cache_find(p, id);
   }
   if (b == 0) {
-    if (p->nEntry > 0 && p->nCacheBytes + nNeed > p->cacheKib * 1024 &&
-        !p->log.bInOp) {
-      if (p->version >= 3 && (p->log.bReplay || !ckst_log_writing(p))) {
-        /* logged-dirty blocks are the table: a reader keeps them */
+    sqlite3_int64 nBudget = p->cacheKib * 1024;
+    if (p->nEntry > 0 && p->nCacheBytes + nNeed > nBudget &&
+        p->nCacheBytes + nNeed > p->nEvictAt && !p->log.bInOp) {
+      if (p->version >= 3) {
+        /* Format 3: the dirty blocks are the log's changes, kept until a
+        ** merge (which ckst_log_bound() makes when they fill the budget,
+        ** at an operation's start); clean blocks go.  When the dirty ones
+        ** fill the budget, the next eviction waits for the cache to
+        ** double. */
         ckst_cache_evict_clean(p);
+        if (p->nCacheBytes > nBudget / 2) p->nEvictAt = 2 * p->nCacheBytes;
       } else {
-        rc = p->version >= 3 ? ckst_log_merge(p) : ckst_flush_blocks(p);
+        rc = ckst_flush_blocks(p);
         if (rc != SQLITE_OK) return rc;
         ckst_cache_clear(p);
       }

@@ -46,6 +46,7 @@
 */
 #include "cuckoo_store_int.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Merge when (log bytes) * CKST_LOG_K >= dirty block bytes: a merge
@@ -54,6 +55,8 @@
 ** with the journal), and a replay reads at most 1/CKST_LOG_K of the
 ** blocks' bytes in log. */
 #define CKST_LOG_K 4
+
+static sqlite3_int64 ckst_dirty_bytes(const ckstore *p);
 
 int ckst_log_writing(const ckstore *p) {
   return p->log.nOp > 0 || p->log.bOff || p->bChanged ||
@@ -73,9 +76,15 @@ int ckst_log_reserve(ckstore *p, uint32_t n) {
   ckst_log *g = &p->log;
   uint64_t nWant = (uint64_t)g->nOp + n, nNew;
   uint8_t *aNew;
-  if (p->version < 3 || g->bReplay || g->bOff || nWant <= g->nAlloc) {
-    return SQLITE_OK;
+  if (p->version < 3 || g->bReplay) return SQLITE_OK;
+  /* The changed blocks (estimated) fill the cache budget: merge before
+  ** the operation (every connection that replays must hold them). */
+  if (ckst_dirty_bytes(p) > p->cacheKib * 1024) {
+    int rc = ckst_log_merge(p);
+    if (rc != SQLITE_OK) return rc;
+    nWant = n;
   }
+  if (g->bOff || nWant <= g->nAlloc) return SQLITE_OK;
   /* The flush merges once the log reaches the blocks' bytes over K:
   ** past that, recording is pointless (and the bound keeps aOp small). */
   if ((g->nBytes + (sqlite3_int64)nWant * CKST_LOG_OP) * CKST_LOG_K >=
@@ -98,7 +107,9 @@ void ckst_log_add(ckstore *p, int op, int iLevel, uint64_t hash) {
   ckst_log *g = &p->log;
   uint8_t *a;
   int i;
-  if (p->version < 3 || g->bReplay || g->bOff) return;
+  if (p->version < 3) return;
+  p->aLevel[iLevel].nLogOps++;
+  if (g->bReplay || g->bOff) return;
   assert(iLevel >= 0 && iLevel <= CKST_OP_LEVEL && g->nOp < g->nAlloc);
   a = g->aOp + (size_t)g->nOp++ * CKST_LOG_OP;
   a[0] = (uint8_t)(op | iLevel);
@@ -120,15 +131,25 @@ void ckst_log_free(ckstore *p) {
   memset(&p->log, 0, sizeof(p->log));
 }
 
-/* Bytes of the dirty blocks. */
+/* The bytes a merge would write: the blocks that the operations since
+** the last merge changed, estimated from their number on each level (m
+** operations on random buckets of a level of n blocks change about
+** n * (1 - e^(-m/n)) of them; displacements touch a few more).  An
+** estimate from the operations, not the cache's dirty marks, so that the
+** choice between a log row and a merge, hence the bytes stored, is the
+** same whichever way the operations were made: a bulk insert into a
+** level's image marks every block dirty, and when the image cannot be
+** allocated the same inserts, one by one, mark only theirs. */
 static sqlite3_int64 ckst_dirty_bytes(const ckstore *p) {
-  sqlite3_int64 n = 0;
-  uint32_t i;
-  for (i = 0; i < p->nDirty; i++) {
-    const ckst_block *b = ckst_cache_find(p, p->aDirty[i]);
-    if (b && b->bDirty) n += b->nBytes;
+  double n = 0;
+  int i;
+  for (i = 0; i < p->nLevel; i++) {
+    const ckst_level *pL = &p->aLevel[i];
+    double nb = (double)pL->nBlock;
+    if (pL->nLogOps == 0 || nb == 0) continue;
+    n += (double)pL->nBytes * nb * (1.0 - exp(-(double)pL->nLogOps / nb));
   }
-  return n;
+  return (sqlite3_int64)n;
 }
 
 int ckst_log_merge(ckstore *p) {
@@ -148,6 +169,10 @@ int ckst_log_merge(ckstore *p) {
     if (rc == SQLITE_OK) p->bChanged = 1;
   }
   if (rc == SQLITE_OK) {
+    int i;
+    for (i = 0; i < p->nLevel; i++)
+      p->aLevel[i].nLogOps = 0;
+    p->nEvictAt = 0; /* the blocks are clean: evict them as usual */
     if (p->log.nRow > 0 || p->log.nOp > 0 || p->log.bOff) p->log.nMerge++;
     p->log.nOp = 0;
     p->log.bOff = 0;
