@@ -55,6 +55,13 @@ s tpl0-levels        '\000\377'
 s tpl1-semisort      '\001\377'
 s tpl2-full-b2       '\002\377'
 s tpl3-b8-copies     '\003\377'
+# format 3 with log rows (byte 4): replayed at the first use, then
+# written; its blocks damaged under the log, and its config version
+# set back to 2 (the log ignored)
+s tpl4-log           '\004\377'
+s log-block-bytes    '\004\001\005\003\002\011\001\002\003\004\377'
+s log-block-deleted  '\004\001\010\002\000\001\377'
+s log-version-2      '\004\001\000\000\000\022\377'
 s config-cookie-max  '\000\001\000\011\000\214\377'
 s config-version-2   '\000\001\000\000\000\022\377'
 # format 1 (every block has its row, so an absent one is missing), and

@@ -169,6 +169,20 @@ static const char *azTemplate[] = {
     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE "
     "i<50) INSERT INTO t SELECT i FROM n;"
     "INSERT INTO t VALUES (7), (7), (7);",
+    /* format 3 with log rows: small commits (each statement its own) into
+    ** a level of 38 blocks, an insert and a removal logged; then growth,
+    ** which merges, and logged commits on the new level */
+    "CREATE VIRTUAL TABLE t USING cuckoo(capacity=2000, error_rate=0.01, "
+    "block_size=64);"
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE "
+    "i<1990) INSERT INTO t SELECT i FROM n;"
+    "INSERT INTO t VALUES ('a'), ('b');"
+    "INSERT INTO t VALUES (2.5);"
+    "DELETE FROM t WHERE item = 7;"
+    "INSERT INTO t VALUES ('c'), ('d'), ('e'), ('f'), ('g'), ('h'), "
+    "('i'), ('j'), ('k'), ('l'), ('m'), ('n');"
+    "INSERT INTO t VALUES (x'01'), (x'02');"
+    "DELETE FROM t WHERE item = 'a';",
 };
 #define N_TEMPLATE (int)(sizeof(azTemplate) / sizeof(azTemplate[0]))
 
@@ -709,7 +723,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   rd.n = size;
   rd.i = 0;
   memset(&R, 0, sizeof(R));
-  iTpl = (int)(rd_byte(&rd) % N_TEMPLATE);
+  /* (byte 4 picks the template with log rows; every other byte the
+  ** template of the first four it picked before that one was added) */
+  {
+    unsigned b = rd_byte(&rd);
+    iTpl = b == 4 ? 4 : b % 4;
+  }
 
   /* One connection serves every input: sqlite3_deserialize() replaces
   ** its database with the template's image (dropping the schema, so the
