@@ -739,6 +739,9 @@ static void ckst_forget(ckstore *p, int bRollback) {
 void ckst_discard(ckstore *p) { ckst_forget(p, 0); }
 
 void ckst_rollback(ckstore *p) {
+  p->rcSticky = SQLITE_OK;
+  sqlite3_free(p->zSticky);
+  p->zSticky = 0;
   ckst_forget(p, 1);
   ckst_defer_end(p);
 }
@@ -750,11 +753,15 @@ void ckst_commit(ckstore *p) {
   assert(!p->bLoaded || (p->version >= 3 ? !ckst_log_writing(p)
                                          : p->nDirty == 0));
   p->bCookieBumped = 0;
+  p->rcSticky = SQLITE_OK; /* xSync returned it: no commit with it set */
+  sqlite3_free(p->zSticky);
+  p->zSticky = 0;
   ckst_defer_end(p);
 }
 
 /* Load if needed (a failed load leaves nothing loaded); else refresh. */
 int ckst_ready(ckstore *p, int bRefresh) {
+  if (p->rcSticky) return ckst_sticky(p);
   if (!p->bLoaded) {
     int rc = ckst_load(p);
     if (rc != SQLITE_OK) ckst_discard(p);
@@ -781,6 +788,7 @@ void ckst_free(ckstore *p) {
   sqlite3_free(p->zName);
   sqlite3_free(p->zLabel);
   sqlite3_free(p->zErr);
+  sqlite3_free(p->zSticky);
   sqlite3_free(p);
 }
 

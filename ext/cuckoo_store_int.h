@@ -183,6 +183,10 @@ struct ckstore {
   char *zName;  /* table name */
   char *zLabel; /* "cuckoo table NAME" or "cuckoo table SCHEMA.NAME" */
   char *zErr;   /* message of the last error */
+  /* A savepoint's flush failed (ckst_savepoint): its code and message,
+  ** returned by every later operation until the transaction rolls back */
+  int rcSticky;
+  char *zSticky;
   int bMain;    /* zDb is "main" */
   /* Configuration (valid when bLoaded) */
   int bLoaded;
@@ -361,6 +365,8 @@ CUCKOO_PRIVATE void ckst_defer_discard(ckstore *p, int bRollback);
 /* Before a flush: an error if a savepoint rollback dropped the pending
 ** items of a failed drain (only the transaction's rollback may follow). */
 CUCKOO_PRIVATE int ckst_defer_check_flush(ckstore *p);
+/* The error a savepoint's flush kept (ckst_savepoint), or SQLITE_OK. */
+CUCKOO_PRIVATE int ckst_sticky(ckstore *p);
 CUCKOO_PRIVATE void ckst_defer_free(ckstore *p);
 /* The transaction ended (commit or rollback): forget the hot items. */
 CUCKOO_PRIVATE void ckst_defer_end(ckstore *p);

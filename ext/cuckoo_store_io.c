@@ -868,8 +868,8 @@ int ckst_flush(ckstore *p) {
   ** last_insert_rowid() keeps what the user's statements made it */
   sqlite3_int64 iLastRowid = sqlite3_last_insert_rowid(p->db);
   sqlite3_stmt *pStmt = 0;
-  int rc;
-  rc = ckst_defer_check_flush(p);
+  int rc = ckst_sticky(p);
+  if (rc == SQLITE_OK) rc = ckst_defer_check_flush(p);
   if (rc != SQLITE_OK || !p->bLoaded) return rc;
   rc = ckst_drain(p);
   if (rc == SQLITE_OK) rc = ckst_log_flush(p);
@@ -895,10 +895,36 @@ int ckst_flush(ckstore *p) {
   return rc;
 }
 
+/* SQLite drops the message of an error that xSavepoint returns when it
+** opens a statement's savepoint (the statement fails with the bare code:
+** "database disk image is malformed" for a corrupt block the drain
+** read).  So a flush that fails here with an error whose message says
+** what is wrong (SQLITE_CORRUPT, SQLITE_ERROR) is kept (rcSticky,
+** zSticky) and returned, message and all, by the next operation on the
+** table (ckst_ready, ckst_flush: the statement itself if it uses the
+** table, else the commit), and by every one after it until the
+** transaction rolls back: the items it failed to place are still
+** pending, older than the savepoint.  Other errors (out of memory, I/O)
+** fail this statement with SQLite's own message, as before. */
 int ckst_savepoint(ckstore *p) {
-  int rc = ckst_flush(p);
+  int rc;
+  if (p->rcSticky) return SQLITE_OK;
+  rc = ckst_flush(p);
   if (rc != SQLITE_OK && ckst_defer_pending(p)) p->defer.bStale = 1;
+  if ((rc & 0xff) == SQLITE_CORRUPT || rc == SQLITE_ERROR) {
+    p->zSticky = sqlite3_mprintf("%s", p->zErr ? p->zErr : sqlite3_errstr(rc));
+    if (p->zSticky == 0) return SQLITE_NOMEM;
+    p->rcSticky = rc;
+    rc = SQLITE_OK;
+  }
   return rc;
+}
+
+int ckst_sticky(ckstore *p) {
+  if (p->rcSticky == SQLITE_OK) return SQLITE_OK;
+  sqlite3_free(p->zErr);
+  p->zErr = p->zSticky ? sqlite3_mprintf("%s", p->zSticky) : 0;
+  return p->zErr || p->rcSticky == SQLITE_NOMEM ? p->rcSticky : SQLITE_NOMEM;
 }
 
 /* Another connection may have committed: compare data_version, then the
