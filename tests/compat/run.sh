@@ -152,7 +152,7 @@ for v in $versions; do
 "
   row=$(printf '| %-7s |' "$v")
   for w in $versions; do
-    if grep -q "^travel: written by $w, read by $v .* ok$" "$log"; then
+    if grep -Eq "^travel: written by $w( \(format [0-9]+\))?, read by $v .* ok$" "$log"; then
       row="$row $(printf '%-7s' ok) |"
     else
       row="$row $(printf '%-7s' FAIL) |"

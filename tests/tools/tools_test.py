@@ -125,7 +125,7 @@ def main():
     counts = {r["table"]: r["count"] for r in json.loads(out or "[]")}
     check("sqlite-utils.tables", sorted(counts),
           ["daily", "seen", "seen_blocks", "seen_config", "seen_levels",
-           "users"])
+           "seen_log", "users"])
     check("sqlite-utils.counts", (counts.get("seen"), counts.get("users"),
                                   counts.get("daily")), (2 * N_USERS, N_USERS, 7))
     out = run(["sqlite-utils", "rows", src, "seen", "--limit", "5"] + le)
