@@ -803,7 +803,7 @@ ckvt_insert_row(ckvt_table *pTab, sqlite3_value **argv, sqlite3_int64 *pRowid) {
 ** declined one: it places the item at once). */
 static int ckvt_insert(ckvt_table *pTab, sqlite3_value **argv,
                        sqlite3_int64 *pRowid) {
-  uint64_t h;
+  uint64_t h = 0;
   int i, rc, eConflict, mFlags;
   for (i = 3; i <= 2 + CKVT_COL_COPIES; i++) {
     if (sqlite3_value_type(argv[i]) != SQLITE_NULL) break;
