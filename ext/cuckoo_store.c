@@ -738,10 +738,16 @@ static void ckst_forget(ckstore *p, int bRollback) {
 
 void ckst_discard(ckstore *p) { ckst_forget(p, 0); }
 
-void ckst_rollback(ckstore *p) {
+/* The transaction ended: a savepoint's kept error (ckst_savepoint) ends
+** with it. */
+static void ckst_sticky_clear(ckstore *p) {
   p->rcSticky = SQLITE_OK;
   sqlite3_free(p->zSticky);
   p->zSticky = 0;
+}
+
+void ckst_rollback(ckstore *p) {
+  ckst_sticky_clear(p);
   ckst_forget(p, 1);
   ckst_defer_end(p);
 }
@@ -753,9 +759,7 @@ void ckst_commit(ckstore *p) {
   assert(!p->bLoaded || (p->version >= 3 ? !ckst_log_writing(p)
                                          : p->nDirty == 0));
   p->bCookieBumped = 0;
-  p->rcSticky = SQLITE_OK; /* xSync returned it: no commit with it set */
-  sqlite3_free(p->zSticky);
-  p->zSticky = 0;
+  ckst_sticky_clear(p); /* xSync returned it: no commit with it set */
   ckst_defer_end(p);
 }
 
