@@ -518,6 +518,37 @@ int ckst_contains(ckstore *p, uint64_t hash, int *pFound) {
   return SQLITE_OK;
 }
 
+/* Copies of fp in bucket i of level iLevel, added to *pn, if its block is
+** cached (1), else 0. */
+static int ckst_count_cached(const ckstore *p, int iLevel, uint32_t i,
+                             uint32_t fp, uint32_t *pn) {
+  const ckst_level *pL = &p->aLevel[iLevel];
+  uint32_t j = i / pL->nPer, x, fps[CF_MAX_BUCKET_SIZE];
+  const ckst_block *b = ckst_cache_find(p, CKST_ID(iLevel, j));
+  if (b == 0) return 0;
+  cf_region_get(&pL->p, b->a, b->nBytes, i - j * pL->nPer, fps);
+  for (x = 0; x < pL->p.bucket_size; x++)
+    *pn += fps[x] == fp;
+  return 1;
+}
+
+/* After an insert placed item k on level iLevel: the level's bound on the
+** copies of one item (ckst_level.nCopyMax) takes the item's copies, read
+** in its two buckets, which the insert has just brought into the cache
+** (if one is not there any more, the bound becomes unknown). */
+static void ckst_copies_note(ckstore *p, int iLevel, cf_key k, uint32_t i2) {
+  ckst_level *pL = &p->aLevel[iLevel];
+  uint32_t n = 0;
+  if (pL->nCopyMax == CKST_COPIES_UNKNOWN) return;
+  if (pL->aImg) {
+    n = cf_copies(&pL->img, k);
+  } else if (!ckst_count_cached(p, iLevel, k.i1, k.fp, &n) ||
+             (i2 != k.i1 && !ckst_count_cached(p, iLevel, i2, k.fp, &n))) {
+    n = CKST_COPIES_UNKNOWN;
+  }
+  if (n > pL->nCopyMax) pL->nCopyMax = n;
+}
+
 /* Insert into one level and count it (and log it: format 3); returns a
 ** CF_* code (CF_FULL and CF_TOO_MANY change nothing). */
 int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
@@ -550,6 +581,7 @@ int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
     p->aLevel[iLevel].nCount++;
     p->aLevel[iLevel].bCountDirty = 1;
     ckst_log_add(p, 0, iLevel, hash);
+    ckst_copies_note(p, iLevel, k, i2);
   }
   return rc;
 }

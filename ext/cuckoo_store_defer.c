@@ -36,9 +36,11 @@
 ** a level that refuses an insert before its capacity, rarely, makes the
 ** table grow into the spare levels).  The refusal left is "too many
 ** copies" on the newest level: ckst_txn_check() reads the item's two
-** buckets there (stored copies) and aSeen rules out pending items with
-** the same fingerprint and buckets; an item that fails either is placed
-** at once, after the pending ones, so its statement fails if it must.
+** buckets there (stored copies), unless the level's bound on the copies
+** of one item (ckst_level.nCopyMax) is below the item's limit, and aSeen
+** rules out pending items with the same fingerprint and buckets; an item
+** that fails either is placed at once, after the pending ones, so its
+** statement fails if it must.
 */
 #include "cuckoo_store_int.h"
 
@@ -199,6 +201,23 @@ int ckst_drain(ckstore *p) {
 */
 #define CKST_CHUNK 1024
 
+/* After a batch placed n items on the newest level: its bound on the
+** copies of one item (ckst_level.nCopyMax) takes theirs, each read in
+** the item's two buckets, which the batch has just read (no removal in a
+** batch, and a displacement keeps a fingerprint in its pair, so these
+** are the counts the items have at its end). */
+static void ckst_copies_batch(ckst_level *pL, const uint64_t *aHash,
+                              size_t n) {
+  uint32_t m = pL->nCopyMax;
+  size_t x;
+  if (m == CKST_COPIES_UNKNOWN) return;
+  for (x = 0; x < n; x++) {
+    uint32_t c = cf_copies(&pL->img, ckst_key(pL, aHash[x]));
+    if (c > m) m = c;
+  }
+  pL->nCopyMax = m;
+}
+
 static int ckst_drain_batch(ckstore *p, uint32_t *pi) {
   uint32_t i = *pi, n = p->defer.n;
   unsigned nDiscard = p->defer.nDiscard;
@@ -252,6 +271,7 @@ static int ckst_drain_batch(ckstore *p, uint32_t *pi) {
         nDone = m ? cf_insert_batch(&pL->img, p->defer.aHash + i + j, m, 0) : 0;
         if (nDone > 0) {
           size_t d;
+          ckst_copies_batch(pL, p->defer.aHash + i + j, nDone);
           pL->nCount += nDone;
           pL->bCountDirty = 1;
           for (d = 0; d < nDone; d++) /* (format 3: the log) */
@@ -508,21 +528,32 @@ void ckst_defer_end(ckstore *p) {
 ** In a transaction, may the item be recorded?  Its copy can be refused by
 ** a drain (after its statement) only as "too many copies": its two
 ** buckets on the newest level full of its fingerprint.  Those copies are
-** the ones stored now (bCount: counted here, one read of its two buckets,
-** fetched together; an OR IGNORE item found absent has none) and those of
+** the ones stored now (bCount: none to count while the level's bound on
+** the copies of one item is below the item's limit; else counted here, one
+** read of its two buckets, fetched together; an OR IGNORE item found
+** absent has none) and those of
 ** pending items with its key, which aSeen rules out.  *pbHot = 0: it
 ** may; 1: place it at once (its statement then fails if it must).
 */
-static int ckst_txn_check(ckstore *p, uint64_t hash, int bCount, int *pbHot) {
+static int ckst_txn_check(ckstore *p, uint64_t hash, uint64_t key, int bCount,
+                          int *pbHot) {
   const ckst_level *pL = &p->aLevel[p->nLevel - 1];
   int iLast = p->nLevel - 1, rc;
-  cf_key k = ckst_key(pL, hash);
-  uint32_t i2 = cf_alt_in(&pL->p, k.i1, k.fp), n = 0, j;
+  cf_key k;
+  uint32_t i2, n = 0, j, nLimit;
   uint32_t aFp[CF_MAX_BUCKET_SIZE];
-  rc = ckst_seen(&p->defer, ckst_last_key(p, hash));
+  rc = ckst_seen(&p->defer, key);
   if (rc < 0) return SQLITE_NOMEM;
   *pbHot = rc;
   if (rc || !bCount || pL->nCount == 0) return SQLITE_OK; /* (none stored) */
+  k = ckst_key(pL, hash);
+  i2 = cf_alt_in(&pL->p, k.i1, k.fp);
+  nLimit = (i2 != k.i1 ? 2 : 1) * pL->p.bucket_size;
+  if (pL->nCopyMax < nLimit) {
+    /* no item has nLimit copies on the level: nothing to read */
+    assert(!pL->aImg || cf_copies(&pL->img, k) <= pL->nCopyMax);
+    return SQLITE_OK;
+  }
   if (pL->aImg) {
     /* the level's image: both buckets asked for at once, then read */
     const cf_filter *f = &pL->img;
@@ -546,7 +577,7 @@ static int ckst_txn_check(ckstore *p, uint64_t hash, int bCount, int *pbHot) {
         n += aFp[j] == k.fp;
     }
   }
-  *pbHot = n >= (i2 != k.i1 ? 2 : 1) * pL->p.bucket_size;
+  *pbHot = n >= nLimit;
   return rc;
 }
 
@@ -558,7 +589,7 @@ int ckst_insert_later(ckstore *p, sqlite3_value *pItem, int mFlags,
                       uint64_t *pHash) {
   ckst_defer *d = &p->defer;
   int eType, rc, where = 0;
-  uint64_t hash;
+  uint64_t hash, key = 0;
   uint32_t nText = 0;
   const unsigned char *zText = 0;
   ckst_pend *e;
@@ -593,9 +624,10 @@ int ckst_insert_later(ckstore *p, sqlite3_value *pItem, int mFlags,
     if (rc != SQLITE_OK) return rc;
     if (where == 1) return SQLITE_DONE;
   }
+  if (mFlags & CKST_LATER_TXN) key = ckst_last_key(p, hash);
   if ((mFlags & CKST_LATER_TXN) && where == 0) {
     int bHot = 0;
-    rc = ckst_txn_check(p, hash, !(mFlags & CKST_LATER_IF_ABSENT), &bHot);
+    rc = ckst_txn_check(p, hash, key, !(mFlags & CKST_LATER_IF_ABSENT), &bHot);
     if (rc != SQLITE_OK) return rc;
     if (bHot) return ckst_insert_hot(p, hash, pItem);
   }
@@ -605,13 +637,13 @@ int ckst_insert_later(ckstore *p, sqlite3_value *pItem, int mFlags,
     if (mFlags & CKST_LATER_IF_ABSENT) {
       /* ckst_absent() added the key */
     } else {
-      ckst_key_add(d, ckst_last_key(p, hash)); /* (room: ckst_keys_ready) */
+      ckst_key_add(d, key ? key : ckst_last_key(p, hash)); /* (room) */
     }
   }
   d->aHash[d->n] = hash;
   if (mFlags & CKST_LATER_TXN) {
     /* (aSeen: ckst_txn_check() made it) */
-    uint32_t b = ckst_seen_bit(ckst_last_key(p, hash));
+    uint32_t b = ckst_seen_bit(key);
     d->aSeen[b >> 6] |= (uint64_t)1 << (b & 63);
   }
   e = &d->aVal[d->n++];

@@ -93,7 +93,21 @@ typedef struct ckst_level {
   uint64_t nGot; /* blocks of the level loaded one by one */
   uint64_t nLogOps; /* format 3: operations on the level since the last
                     ** merge (those of the log included) */
+  /* An upper bound on the copies of one item on the level (the copies of
+  ** a fingerprint in one pair of buckets: an item is refused as "too many
+  ** copies" only where its pair holds 2b of them, or b where its two
+  ** buckets are one), or CKST_COPIES_UNKNOWN.  0 for a level made empty
+  ** in memory (a new table, growth); unknown for a level loaded from its
+  ** row or imported, until its image is built (ckst_level_image scans it:
+  ** twice the most copies of one fingerprint in a bucket).  Every insert
+  ** into the level raises it to its item's copies once placed (counted in
+  ** the item's two buckets, which the insert just read); a removal or a
+  ** displacement (a fingerprint moves within its pair) cannot raise a
+  ** pair's count.  ckst_txn_check() skips the read of a row's buckets
+  ** while it is below the item's limit. */
+  uint32_t nCopyMax;
 } ckst_level;
+#define CKST_COPIES_UNKNOWN 0xffffffffu
 
 /* A hash a scan pinned to a level (see ckst_scan_hash). */
 typedef struct ckst_pin {

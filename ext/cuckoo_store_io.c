@@ -471,6 +471,7 @@ static void ckst_level_row(ckstore *p, sqlite3_stmt *pStmt, int n, int *pRc) {
   } else {
     ckst_level_blocks(pL, (uint32_t)a[6]);
     pL->nCount = pL->nCountSaved = (uint64_t)a[8];
+    pL->nCopyMax = CKST_COPIES_UNKNOWN; /* (its blocks are not read yet) */
   }
 }
 

@@ -166,6 +166,26 @@ int ckst_mark_dirty(ckstore *p, ckst_block *b) {
 ** allocation that fails, gets no image: that is no error (the blocks work
 ** one by one as before).  On an error nothing changes.
 */
+/* The bound on the copies of one item of a level whose image was just
+** built (ckst_level.nCopyMax): a pair of buckets holds at most twice the
+** most copies of one fingerprint in one bucket (up to 2b: the scan stops
+** at a bucket full of one fingerprint). */
+static uint32_t ckst_copies_scan(const ckst_level *pL) {
+  uint32_t fps[CF_MAX_BUCKET_SIZE], b = pL->p.bucket_size, m = 0, x, y;
+  uint64_t j;
+  for (j = 0; j < pL->p.nbuckets && m < b; j++) {
+    cf_bucket_get(&pL->img, (uint32_t)j, fps);
+    for (x = 0; x + m < b; x++) {
+      uint32_t c = 0;
+      if (fps[x] == 0) continue;
+      for (y = x; y < b; y++)
+        c += fps[y] == fps[x];
+      if (c > m) m = c;
+    }
+  }
+  return 2 * m;
+}
+
 int ckst_level_image(ckstore *p, int iLevel) {
   ckst_level *pL = &p->aLevel[iLevel];
   uint64_t nData = pL->nBlock * pL->nBytes, j, jNext = 0;
@@ -245,6 +265,7 @@ int ckst_level_image(ckstore *p, int iLevel) {
   sqlite3_free(aHave);
   p->nCacheBytes += nAll;
   pL->aImg = aImg;
+  if (pL->nCopyMax == CKST_COPIES_UNKNOWN) pL->nCopyMax = ckst_copies_scan(pL);
   return SQLITE_OK;
 }
 
@@ -350,6 +371,7 @@ int ckst_append_level(ckstore *p, const cf_params *pp, const uint8_t *aTable,
   memset(pL, 0, sizeof(*pL));
   pL->p = *pp;
   pL->nCount = pL->nCountSaved = nCount;
+  pL->nCopyMax = aTable == 0 && nCount == 0 ? 0 : CKST_COPIES_UNKNOWN;
   ckst_level_blocks(pL, ckst_per_block(pp, p->blockSize));
   rc = ckst_write_level(p, iLevel, aTable, nTable);
   if (rc == SQLITE_OK) {
