@@ -331,6 +331,7 @@ int ckst_new(sqlite3 *db, const char *zDb, const char *zName,
   if (p == 0) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
   p->defer.iItem = -1;
+  p->defer.bSeenAll = 1; /* (nothing pending) */
   p->db = db;
   p->zDb = sqlite3_mprintf("%s", zDb);
   p->bMain = sqlite3_stricmp(zDb, "main") == 0;
@@ -781,7 +782,6 @@ static void ckst_sticky_clear(ckstore *p) {
 void ckst_rollback(ckstore *p) {
   ckst_sticky_clear(p);
   ckst_forget(p, 1);
-  ckst_defer_end(p);
 }
 
 /* The transaction committed: the next change bumps the cookie again. */
@@ -792,7 +792,6 @@ void ckst_commit(ckstore *p) {
                                          : p->nDirty == 0));
   p->bCookieBumped = 0;
   ckst_sticky_clear(p); /* xSync returned it: no commit with it set */
-  ckst_defer_end(p);
 }
 
 /* Load if needed (a failed load leaves nothing loaded); else refresh. */

@@ -38,9 +38,9 @@
 ** copies" on the newest level: ckst_txn_check() reads the item's two
 ** buckets there (stored copies), unless the level's bound on the copies
 ** of one item (ckst_level.nCopyMax) is below the item's limit, and aSeen
-** rules out pending items with the same fingerprint and buckets; an item
-** that fails either is placed at once, after the pending ones, so its
-** statement fails if it must.
+** (a bit per key) with the key set behind it rules out pending items with
+** the same fingerprint and buckets; an item that fails either is placed
+** at once, after the pending ones, so its statement fails if it must.
 */
 #include "cuckoo_store_int.h"
 
@@ -76,17 +76,32 @@ static void ckst_prefetch(const ckstore *p, uint64_t hash) {
   for (i = 0; i < p->nLevel; i++) {
     const ckst_level *pL = &p->aLevel[i];
     cf_key k = ckst_key(pL, hash);
-    ckst_prefetch_bucket(p, i, k.i1);
-    ckst_prefetch_bucket(p, i, cf_alt_in(&pL->p, k.i1, k.fp));
+    uint32_t i2 = cf_alt_in(&pL->p, k.i1, k.fp);
+    if (pL->aImg) {
+      /* the level's image: the buckets' bytes, without a cache lookup */
+      const cf_filter *f = &pL->img;
+      CF_PREFETCH_W(f->table + (((uint64_t)k.i1 * f->bucket_bits) >> 3));
+      CF_PREFETCH_W(f->table + (((uint64_t)i2 * f->bucket_bits) >> 3));
+    } else {
+      ckst_prefetch_bucket(p, i, k.i1);
+      ckst_prefetch_bucket(p, i, i2);
+    }
   }
 }
 
 /*
 ** Copies of one item in a transaction.  An item pending twice could be
 ** refused ("too many copies") by a drain after its statement: the second
-** one is placed at once instead (-1), after the others, so its statement
-** fails if it must.  aSeen has a bit per pending hash (128 KiB): a set bit
-** is an item probably pending; a false one only places an item at once.
+** one is placed at once instead, after the others, so its statement
+** fails if it must.  aSeen has a bit per pending key (128 KiB), set for
+** every row of a transaction and every OR IGNORE row: while every
+** pending item has its bit (bSeenAll), a clear bit is an item not
+** pending, the answer for most rows.  A set one is checked in the exact
+** set of pending keys (aKey, ckst_keys_ready), since placing an item at
+** once drains every pending item first (with 65,536 pending a random key
+** finds its bit set 6% of the time).  The set is not kept row by row (a
+** random write per row, most of them never read): the rows recorded
+** since it was last used are added when a set bit needs it.
 */
 #define CKST_SEEN_BITS 20
 static uint32_t ckst_seen_bit(uint64_t key) {
@@ -94,15 +109,27 @@ static uint32_t ckst_seen_bit(uint64_t key) {
 }
 static uint64_t ckst_last_key(const ckstore *p, uint64_t hash);
 
-/* Is the bit of key set?  1 or 0 (-1: out of memory). */
-static int ckst_seen(ckst_defer *d, uint64_t key) {
-  uint32_t i = ckst_seen_bit(key);
+/* Allocate aSeen (all bits clear) if needed: SQLITE_OK or SQLITE_NOMEM. */
+static int ckst_seen_ready(ckst_defer *d) {
   if (d->aSeen == 0) {
     d->aSeen = sqlite3_malloc64(sizeof(uint64_t) << (CKST_SEEN_BITS - 6));
-    if (d->aSeen == 0) return -1;
+    if (d->aSeen == 0) return SQLITE_NOMEM;
     memset(d->aSeen, 0, sizeof(uint64_t) << (CKST_SEEN_BITS - 6));
   }
-  return (d->aSeen[i >> 6] >> (i & 63)) & 1;
+  return SQLITE_OK;
+}
+
+/* Is the bit of key set?  (aSeen allocated) */
+static int ckst_seen(const ckst_defer *d, uint64_t key) {
+  uint32_t i = ckst_seen_bit(key);
+  return (int)((d->aSeen[i >> 6] >> (i & 63)) & 1);
+}
+
+/* The key set no longer matches the pending items (some were placed or
+** dropped): it is cleared before its next use. */
+static void ckst_keys_forget(ckst_defer *d) {
+  if (d->nKeyed > 0) d->bKeyStale = 1;
+  d->nKeyed = 0;
 }
 
 /* Set (bSet) or clear the bits of pending items i0..n-1 (their keys on
@@ -148,7 +175,9 @@ static char *ckst_pend_name(void *pArg) {
 static int ckst_match_any(ckstore *p, uint64_t hash) {
   int i;
   for (i = p->nLevel - 1; i >= 0; i--) {
-    int m = ckst_match(p, i, hash);
+    int m;
+    if (p->aLevel[i].nCount == 0) continue; /* (nothing to read) */
+    m = ckst_match(p, i, hash);
     if (m != 0) return m;
   }
   return 0;
@@ -208,11 +237,21 @@ int ckst_drain(ckstore *p) {
 ** are the counts the items have at its end). */
 static void ckst_copies_batch(ckst_level *pL, const uint64_t *aHash,
                               size_t n) {
+  const cf_filter *f = &pL->img;
   uint32_t m = pL->nCopyMax;
   size_t x;
   if (m == CKST_COPIES_UNKNOWN) return;
   for (x = 0; x < n; x++) {
-    uint32_t c = cf_copies(&pL->img, ckst_key(pL, aHash[x]));
+    uint32_t c;
+    if (x + CKST_AHEAD < n) {
+      /* the buckets of an item ahead: the batch's displacements may have
+      ** moved them out of the caches */
+      cf_key a = ckst_key(pL, aHash[x + CKST_AHEAD]);
+      uint32_t a2 = cf_alt_in(&pL->p, a.i1, a.fp);
+      CF_PREFETCH(f->table + (((uint64_t)a.i1 * f->bucket_bits) >> 3));
+      CF_PREFETCH(f->table + (((uint64_t)a2 * f->bucket_bits) >> 3));
+    }
+    c = cf_copies(f, ckst_key(pL, aHash[x]));
     if (c > m) m = c;
   }
   pL->nCopyMax = m;
@@ -331,7 +370,8 @@ static int ckst_drain_pending(ckstore *p) {
   }
   p->defer.n = n - i;
   ckst_seen_mark(p, 0, 1);
-  p->defer.bKeys = 0;
+  p->defer.bSeenAll = p->defer.n == 0 || p->defer.aSeen != 0;
+  ckst_keys_forget(&p->defer);
   if (p->defer.n == 0) p->defer.nText = 0; /* (else offsets stay valid) */
   assert(rc != SQLITE_OK || p->defer.n == 0);
   return rc;
@@ -381,11 +421,23 @@ static uint64_t ckst_last_key(const ckstore *p, uint64_t hash) {
   return ((uint64_t)k.fp << 32) | (k.i1 < i2 ? k.i1 : i2);
 }
 
-/* Add key to the set (it has room: nKeySlot >= 2 * (n + 1)); 1 if it was
-** there already. */
+/* The key set (ckst_defer.aKey): a key's first slot. */
 static uint32_t ckst_key_slot(const ckst_defer *d, uint64_t key) {
   return (uint32_t)((key * 0x9E3779B97F4A7C15ULL) >> 40) & (d->nKeySlot - 1);
 }
+
+/* Is key in the set?  (after ckst_keys_ready(): is it pending?) */
+static int ckst_key_has(const ckst_defer *d, uint64_t key) {
+  uint32_t mask = d->nKeySlot - 1;
+  uint32_t i = ckst_key_slot(d, key);
+  for (;; i = (i + 1) & mask) {
+    if (d->aKey[i] == key) return 1;
+    if (d->aKey[i] == 0) return 0;
+  }
+}
+
+/* Add key to the set (it has room: nKeySlot >= 2 * (n + 1)); 1 if it was
+** there already. */
 static int ckst_key_add(ckst_defer *d, uint64_t key) {
   uint32_t mask = d->nKeySlot - 1;
   uint32_t i = ckst_key_slot(d, key);
@@ -398,24 +450,50 @@ static int ckst_key_add(ckst_defer *d, uint64_t key) {
   }
 }
 
-/* Make the key set hold every pending item's key, with room for one more
-** (CKST_PEND_MAX items at most: 2 MiB). */
+#define CKST_KEYS_AHEAD 16 /* a power of two */
+
+/* Make the key set hold every pending item's key: those of the items
+** recorded since its last use are added (at most twice as many slots as
+** items, fewer than CKST_PEND_MAX of them: 1 MiB at most). */
 static int ckst_keys_ready(ckstore *p) {
   ckst_defer *d = &p->defer;
   uint32_t i, nWant = 1024;
-  while (nWant < 2 * (d->n + 1))
+  assert(d->n < CKST_PEND_MAX && d->nKeyed <= d->n);
+  while (nWant < 2 * d->n)
     nWant *= 2;
-  if (d->bKeys && d->nKeySlot >= nWant) return SQLITE_OK;
   if (d->nKeySlot < nWant) {
     uint64_t *aNew = sqlite3_realloc64(d->aKey, sizeof(uint64_t) * nWant);
     if (aNew == 0) return SQLITE_NOMEM;
     d->aKey = aNew;
     d->nKeySlot = nWant;
+    d->nKeyed = 0;
+    d->bKeyStale = 1;
   }
-  memset(d->aKey, 0, sizeof(uint64_t) * d->nKeySlot);
-  for (i = 0; i < d->n; i++)
-    ckst_key_add(d, ckst_last_key(p, d->aHash[i]));
-  d->bKeys = 1;
+  if (d->bKeyStale) {
+    assert(d->nKeyed == 0);
+    memset(d->aKey, 0, sizeof(uint64_t) * d->nKeySlot);
+    d->bKeyStale = 0;
+  }
+  if (d->nKeyed < d->n) {
+    /* the keys of a few items ahead are computed and their slots asked
+    ** for, so that the misses overlap */
+    uint64_t aAhead[CKST_KEYS_AHEAD];
+    uint32_t n = d->n;
+    for (i = d->nKeyed; i < n && i < d->nKeyed + CKST_KEYS_AHEAD; i++) {
+      aAhead[i % CKST_KEYS_AHEAD] = ckst_last_key(p, d->aHash[i]);
+      CF_PREFETCH_W(&d->aKey[ckst_key_slot(d, aAhead[i % CKST_KEYS_AHEAD])]);
+    }
+    for (i = d->nKeyed; i < n; i++) {
+      uint64_t key = aAhead[i % CKST_KEYS_AHEAD];
+      if (i + CKST_KEYS_AHEAD < n) {
+        uint64_t a = ckst_last_key(p, d->aHash[i + CKST_KEYS_AHEAD]);
+        aAhead[i % CKST_KEYS_AHEAD] = a;
+        CF_PREFETCH_W(&d->aKey[ckst_key_slot(d, a)]);
+      }
+      ckst_key_add(d, key);
+    }
+  }
+  d->nKeyed = d->n;
   return SQLITE_OK;
 }
 
@@ -432,27 +510,29 @@ static int ckst_keys_ready(ckstore *p) {
 ** found only among the pending ones is recorded as bIfAbsent and checked
 ** again when its turn comes (never a false negative).
 */
-static int ckst_absent(ckstore *p, uint64_t hash, int *pWhere) {
+static int ckst_absent(ckstore *p, uint64_t hash, uint64_t key, int *pWhere) {
   ckst_defer *d = &p->defer;
-  uint64_t key = 0;
-  int m, rc;
+  int m, rc, bAsk = 0;
   *pWhere = 0;
-  if (d->n > 0) {
+  assert(key == ckst_last_key(p, hash));
+  if (d->n > 0 && (!d->bSeenAll || ckst_seen(d, key))) {
+    /* maybe pending: the key set answers */
     rc = ckst_keys_ready(p);
     if (rc != SQLITE_OK) return rc;
-    key = ckst_last_key(p, hash);
-    CF_PREFETCH_W(&d->aKey[ckst_key_slot(d, key)]);
+    CF_PREFETCH(&d->aKey[ckst_key_slot(d, key)]);
+    bAsk = 1;
   }
   /* every bucket the lookup reads is asked for at once: the misses
-  ** overlap instead of following one another */
-  ckst_prefetch(p, hash);
+  ** overlap instead of following one another (one level with an image
+  ** reads both buckets at once anyway) */
+  if (p->nLevel > 1 || p->aLevel[0].aImg == 0) ckst_prefetch(p, hash);
   m = ckst_match_any(p, hash);
   if (m < 0) return ckst_store_rc(p);
   if (m) {
     *pWhere = 1;
     return SQLITE_OK;
   }
-  if (d->n > 0 && ckst_key_add(d, key)) *pWhere = 2;
+  if (bAsk && ckst_key_has(d, key)) *pWhere = 2;
   return SQLITE_OK;
 }
 
@@ -494,34 +574,13 @@ static char *ckst_value_name(void *pArg) {
   return cksql_describe_value((sqlite3_value *)pArg);
 }
 
-/* An item probably pending already (its bit is set): placed at once,
-** after the pending items, and its bit stays set until the transaction
-** ends, so that its later copies are placed at once too. */
+/* An item pending already, or with 2b copies stored: placed at once,
+** after the pending items (ckst_insert() drains them first). */
 static int ckst_insert_hot(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
-  ckst_defer *d = &p->defer;
   ckst_namer nm;
-  uint32_t b = ckst_seen_bit(ckst_last_key(p, hash));
-  int rc;
   nm.xName = ckst_value_name;
   nm.pArg = pItem;
-  rc = ckst_insert(p, hash, &nm);
-  if (rc == SQLITE_OK && d->aSeen) {
-    if (d->nHot >= CKST_PEND_MAX) {
-      memset(d->aSeen, 0, sizeof(uint64_t) << (CKST_SEEN_BITS - 6));
-      d->nHot = 0;
-    }
-    d->aSeen[b >> 6] |= (uint64_t)1 << (b & 63);
-    d->nHot++;
-  }
-  return rc;
-}
-
-/* The transaction ended: no item is hot any more. */
-void ckst_defer_end(ckstore *p) {
-  ckst_defer *d = &p->defer;
-  if (d->nHot == 0 || d->aSeen == 0) return;
-  memset(d->aSeen, 0, sizeof(uint64_t) << (CKST_SEEN_BITS - 6));
-  d->nHot = 0;
+  return ckst_insert(p, hash, &nm);
 }
 
 /*
@@ -530,22 +589,36 @@ void ckst_defer_end(ckstore *p) {
 ** buckets on the newest level full of its fingerprint.  Those copies are
 ** the ones stored now (bCount: none to count while the level's bound on
 ** the copies of one item is below the item's limit; else counted here, one
-** read of its two buckets, fetched together; an OR IGNORE item found
-** absent has none) and those of
-** pending items with its key, which aSeen rules out.  *pbHot = 0: it
-** may; 1: place it at once (its statement then fails if it must).
+** read of its two buckets, fetched together) and those of pending items
+** with its key, which aSeen and the key set rule out (an OR IGNORE item
+** found absent was looked up in the key set by ckst_absent(), and has
+** no stored copies: it does not come here).  *pbHot = 0: it may; 1:
+** place it at once (its statement then fails if it must).
 */
-static int ckst_txn_check(ckstore *p, uint64_t hash, uint64_t key, int bCount,
+static int ckst_txn_check(ckstore *p, uint64_t hash, uint64_t key,
                           int *pbHot) {
   const ckst_level *pL = &p->aLevel[p->nLevel - 1];
   int iLast = p->nLevel - 1, rc;
   cf_key k;
   uint32_t i2, n = 0, j, nLimit;
   uint32_t aFp[CF_MAX_BUCKET_SIZE];
-  rc = ckst_seen(&p->defer, key);
-  if (rc < 0) return SQLITE_NOMEM;
+  rc = 0;
+  if (p->defer.n > 0 && (!p->defer.bSeenAll || ckst_seen(&p->defer, key))) {
+    /* maybe pending: the key set answers */
+    rc = ckst_keys_ready(p);
+    if (rc != SQLITE_OK) return rc;
+    rc = ckst_key_has(&p->defer, key);
+  }
   *pbHot = rc;
-  if (rc || !bCount || pL->nCount == 0) return SQLITE_OK; /* (none stored) */
+  if (rc || pL->nCount == 0) return SQLITE_OK; /* (none stored) */
+  if (pL->nCopyMax < pL->p.bucket_size) {
+    /* below any item's limit (b or 2b): nothing to read, no key needed */
+#ifndef NDEBUG
+    k = ckst_key(pL, hash);
+    assert(!pL->aImg || cf_copies(&pL->img, k) <= pL->nCopyMax);
+#endif
+    return SQLITE_OK;
+  }
   k = ckst_key(pL, hash);
   i2 = cf_alt_in(&pL->p, k.i1, k.fp);
   nLimit = (i2 != k.i1 ? 2 : 1) * pL->p.bucket_size;
@@ -616,35 +689,34 @@ int ckst_insert_later(ckstore *p, sqlite3_value *pItem, int mFlags,
     if (mFlags & CKST_LATER_TXN) d->nSafe = ckst_safe(p);
   }
   if ((mFlags & CKST_LATER_TXN) && d->n >= d->nSafe) return -1;
+  if (d->n >= CKST_PEND_MAX) return -1; /* (before the key set grows) */
+  if (mFlags & (CKST_LATER_TXN | CKST_LATER_IF_ABSENT)) {
+    /* these rows set their bit in aSeen */
+    if (ckst_seen_ready(d) != SQLITE_OK) return SQLITE_NOMEM;
+    key = ckst_last_key(p, hash);
+  }
   if (mFlags & CKST_LATER_IF_ABSENT) {
     /* the newest level must keep its geometry: the items fit its room */
     const ckst_level *pL = &p->aLevel[p->nLevel - 1];
     if (pL->nCount + d->n >= pL->p.capacity) return -1;
-    rc = ckst_absent(p, hash, &where);
+    rc = ckst_absent(p, hash, key, &where);
     if (rc != SQLITE_OK) return rc;
     if (where == 1) return SQLITE_DONE;
-  }
-  if (mFlags & CKST_LATER_TXN) key = ckst_last_key(p, hash);
-  if ((mFlags & CKST_LATER_TXN) && where == 0) {
+    /* where 0: no copy stored (it matches no level), none pending */
+  } else if (mFlags & CKST_LATER_TXN) {
     int bHot = 0;
-    rc = ckst_txn_check(p, hash, key, !(mFlags & CKST_LATER_IF_ABSENT), &bHot);
+    rc = ckst_txn_check(p, hash, key, &bHot);
     if (rc != SQLITE_OK) return rc;
     if (bHot) return ckst_insert_hot(p, hash, pItem);
   }
   rc = ckst_pend_room(p, nText);
   if (rc != 0) return rc == 1 ? -1 : rc; /* at a bound: placed at once */
-  if (d->bKeys) {
-    if (mFlags & CKST_LATER_IF_ABSENT) {
-      /* ckst_absent() added the key */
-    } else {
-      ckst_key_add(d, key ? key : ckst_last_key(p, hash)); /* (room) */
-    }
-  }
   d->aHash[d->n] = hash;
-  if (mFlags & CKST_LATER_TXN) {
-    /* (aSeen: ckst_txn_check() made it) */
+  if (key) {
     uint32_t b = ckst_seen_bit(key);
     d->aSeen[b >> 6] |= (uint64_t)1 << (b & 63);
+  } else {
+    d->bSeenAll = 0; /* (an autocommit row: ckst_absent asks the key set) */
   }
   e = &d->aVal[d->n++];
   e->eType = eType;
@@ -659,7 +731,6 @@ int ckst_insert_later(ckstore *p, sqlite3_value *pItem, int mFlags,
     d->aText[d->nText + nText - 1] = 0;
     d->nText += nText;
   }
-  if (d->bKeys && d->nKeySlot < 2 * (d->n + 1)) d->bKeys = 0; /* rebuilt */
   return where == 2 ? SQLITE_DONE : SQLITE_OK;
 }
 
@@ -672,7 +743,8 @@ void ckst_defer_discard(ckstore *p, int bRollback) {
   ckst_seen_mark(p, 0, 0);
   d->n = 0;
   d->nText = 0;
-  d->bKeys = 0;
+  d->bSeenAll = 1;
+  ckst_keys_forget(d);
   d->bFailed = 0;
   d->bStale = 0;
   if (bRollback) d->bLost = 0;
@@ -696,4 +768,5 @@ void ckst_defer_free(ckstore *p) {
   sqlite3_free(p->defer.aHash);
   memset(&p->defer, 0, sizeof(p->defer));
   p->defer.iItem = -1;
+  p->defer.bSeenAll = 1;
 }

@@ -139,15 +139,16 @@ typedef struct ckst_defer {
   uint64_t nSafeCap;
   int bGrowOk; /* the table can add CKST_DEFER_SPARE levels */
   /* The keys (fingerprint, smaller bucket) of the pending items on the
-  ** newest level, for OR IGNORE: open addressing, 0 is an empty slot;
-  ** built by the first OR IGNORE row while items are pending. */
+  ** newest level, for OR IGNORE and for a transaction's rows whose aSeen
+  ** bit is set: open addressing, 0 is an empty slot; brought up to date
+  ** from aHash by the rows that need it (ckst_keys_ready). */
   uint64_t *aKey;
-  uint64_t *aSeen;    /* in a transaction: bit per hash of a pending item
-                      ** (CKST_SEEN_BITS) and of items placed at once
-                      ** because they were (hot), or NULL */
-  uint32_t nHot;      /* hot items since the transaction began */
+  uint64_t *aSeen;    /* a bit per key of a pending item of a transaction
+                      ** or OR IGNORE (CKST_SEEN_BITS), or NULL */
   uint32_t nKeySlot;  /* power of two, or 0 */
-  int bKeys;          /* aKey holds the key of every pending item */
+  uint32_t nKeyed;    /* aKey holds the keys of pending items 0..nKeyed-1 */
+  int bKeyStale;      /* aKey holds keys of items no longer pending */
+  int bSeenAll;       /* every pending item has its bit in aSeen */
   int iItem;          /* >= 0: the pending item being placed (messages) */
   int bFailed;        /* the last drain failed: its items are pending */
   int bStale;         /* a savepoint's drain failed: items predate it */
@@ -382,8 +383,6 @@ CUCKOO_PRIVATE int ckst_defer_check_flush(ckstore *p);
 /* The error a savepoint's flush kept (ckst_savepoint), or SQLITE_OK. */
 CUCKOO_PRIVATE int ckst_sticky(ckstore *p);
 CUCKOO_PRIVATE void ckst_defer_free(ckstore *p);
-/* The transaction ended (commit or rollback): forget the hot items. */
-CUCKOO_PRIVATE void ckst_defer_end(ckstore *p);
 
 /* ---------------------------------------------------------------------
 ** The operation log (cuckoo_store_log.c); every function is a no-op on a
