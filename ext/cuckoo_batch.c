@@ -2,7 +2,8 @@
 ** Copyright (c) 2026 the cuckoo authors.  MIT License: see LICENSE.
 **
 ** cuckoo_batch.c: the core's batched operations (cf_contains_batch,
-** cf_insert_batch, cf_remove_batch, cf_hash_int_batch): a grouped key
+** cf_insert_batch, cf_insert_batch_copies, cf_remove_batch,
+** cf_hash_int_batch): a grouped key
 ** pipeline with prefetch over the single-item steps of cuckoo_core_int.h,
 ** and on x86-64 CPUs with AVX-512 vector loops chosen at run time.  The
 ** same results and bytes as the single-item functions called in order
@@ -81,7 +82,15 @@ CF_INLINE size_t cf_batch(cf_filter *pF, const uint64_t *aHash, size_t n,
         } else if (op == CF_OP_PUT) {
           rc = cf_place(&F, q->i1[r], q->i2[r], q->fp[r]);
           if (rc != CF_OK) goto done;
-          x = 1;
+          if (aOut) {
+            /* cf_insert_batch_copies: the item's copies once placed, read
+            ** while its buckets are still in the nearest caches */
+            unsigned c = cf_count_in(&F, q->i1[r], q->fp[r]);
+            if (q->i2[r] != q->i1[r]) c += cf_count_in(&F, q->i2[r], q->fp[r]);
+            aOut[base + r] = (uint8_t)c;
+          }
+          nDone++;
+          continue;
         } else {
           x = cf_unplace(&F, q->i1[r], q->i2[r], q->fp[r]) == CF_OK;
         }
@@ -457,6 +466,14 @@ size_t cf_insert_batch(cf_filter *f, const uint64_t *aHash, size_t n,
     return cf_put_pf(f, aHash, n, 0, pRc, cf_keys_best());
   }
   return cf_put_n(f, aHash, n, 0, pRc, cf_keys_best());
+}
+
+size_t cf_insert_batch_copies(cf_filter *f, const uint64_t *aHash, size_t n,
+                              int *pRc, uint8_t *aCopies) {
+  if (f->table_size >= CF_PREFETCH_MIN) {
+    return cf_put_pf(f, aHash, n, aCopies, pRc, cf_keys_best());
+  }
+  return cf_put_n(f, aHash, n, aCopies, pRc, cf_keys_best());
 }
 
 size_t cf_remove_batch(cf_filter *f, const uint64_t *aHash, size_t n,

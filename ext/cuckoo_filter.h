@@ -233,6 +233,14 @@ CUCKOO_PRIVATE size_t cf_contains_batch(const cf_filter *f,
                                         uint8_t *aFound);
 CUCKOO_PRIVATE size_t cf_insert_batch(cf_filter *f, const uint64_t *aHash,
                                       size_t n, int *pRc);
+/* cf_insert_batch, and aCopies[i] (for each item inserted) = the copies
+** of item i's fingerprint in its two buckets just after it was placed
+** (cf_copies() then; at most 2b), read while they are in the cache.  A
+** displacement keeps a fingerprint within its two buckets, so only later
+** copies of the same fingerprint and buckets raise that count. */
+CUCKOO_PRIVATE size_t cf_insert_batch_copies(cf_filter *f,
+                                             const uint64_t *aHash, size_t n,
+                                             int *pRc, uint8_t *aCopies);
 CUCKOO_PRIVATE size_t cf_remove_batch(cf_filter *f, const uint64_t *aHash,
                                       size_t n, uint8_t *aRemoved);
 /* aHash[i] = cf_hash_int(seed, aV[i]) for i < n. */

@@ -231,28 +231,17 @@ int ckst_drain(ckstore *p) {
 #define CKST_CHUNK 1024
 
 /* After a batch placed n items on the newest level: its bound on the
-** copies of one item (ckst_level.nCopyMax) takes theirs, each read in
-** the item's two buckets, which the batch has just read (no removal in a
-** batch, and a displacement keeps a fingerprint in its pair, so these
-** are the counts the items have at its end). */
-static void ckst_copies_batch(ckst_level *pL, const uint64_t *aHash,
+** copies of one item (ckst_level.nCopyMax) takes theirs, aCopies[x] for
+** item x, counted by the batch as it placed each (a later copy of the
+** same fingerprint in the same buckets counts them again; no removal in
+** a batch, and a displacement keeps a fingerprint in its two buckets). */
+static void ckst_copies_batch(ckst_level *pL, const uint8_t *aCopies,
                               size_t n) {
-  const cf_filter *f = &pL->img;
   uint32_t m = pL->nCopyMax;
   size_t x;
   if (m == CKST_COPIES_UNKNOWN) return;
   for (x = 0; x < n; x++) {
-    uint32_t c;
-    if (x + CKST_AHEAD < n) {
-      /* the buckets of an item ahead: the batch's displacements may have
-      ** moved them out of the caches */
-      cf_key a = ckst_key(pL, aHash[x + CKST_AHEAD]);
-      uint32_t a2 = cf_alt_in(&pL->p, a.i1, a.fp);
-      CF_PREFETCH(f->table + (((uint64_t)a.i1 * f->bucket_bits) >> 3));
-      CF_PREFETCH(f->table + (((uint64_t)a2 * f->bucket_bits) >> 3));
-    }
-    c = cf_copies(f, ckst_key(pL, aHash[x]));
-    if (c > m) m = c;
+    if (aCopies[x] > m) m = aCopies[x];
   }
   pL->nCopyMax = m;
 }
@@ -262,7 +251,7 @@ static int ckst_drain_batch(ckstore *p, uint32_t *pi) {
   unsigned nDiscard = p->defer.nDiscard;
   int iMarked = -1, rc = SQLITE_OK;
   signed char aLvl[CKST_CHUNK];
-  uint8_t aFound[CKST_CHUNK];
+  uint8_t aFound[CKST_CHUNK], aCopies[CKST_CHUNK];
   while (i < n) {
     int nLevel = p->nLevel, iLast = nLevel - 1, k;
     ckst_level *pL = &p->aLevel[iLast];
@@ -307,10 +296,12 @@ static int ckst_drain_batch(ckstore *p, uint32_t *pi) {
           i += j;
           goto done;
         }
-        nDone = m ? cf_insert_batch(&pL->img, p->defer.aHash + i + j, m, 0) : 0;
+        nDone = m ? cf_insert_batch_copies(&pL->img, p->defer.aHash + i + j,
+                                           m, 0, aCopies)
+                  : 0;
         if (nDone > 0) {
           size_t d;
-          ckst_copies_batch(pL, p->defer.aHash + i + j, nDone);
+          ckst_copies_batch(pL, aCopies, nDone);
           pL->nCount += nDone;
           pL->bCountDirty = 1;
           for (d = 0; d < nDone; d++) /* (format 3: the log) */

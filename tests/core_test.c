@@ -1607,15 +1607,29 @@ static void batch_vs_single(uint64_t m, unsigned b, unsigned fp, uint32_t flags,
         if (aKeep[i]) aLive[nLive++] = aHash[i];
       for (round = 0; round < 6; round++) {
         uint64_t aIns[150];
+        uint8_t aCopy[150], aRef[150];
         size_t k = (size_t)rnd_below(&r, 150), got, j;
         int rcI;
-        for (j = 0; j < k; j++)
-          aIns[j] = cf_hash_int(seed, (int64_t)next++);
+        for (j = 0; j < k; j++) {
+          /* odd rounds repeat some items: copies above 1 */
+          aIns[j] = (round & 1) && j > 0 && rnd_below(&r, 4) == 0
+                        ? aIns[rnd_below(&r, j)]
+                        : cf_hash_int(seed, (int64_t)next++);
+        }
         for (j = 0, nA = 0; j < k; j++) {
-          if (cf_insert(&fa, cf_key_of(&fa, aIns[j])) != CF_OK) break;
+          cf_key kk = cf_key_of(&fa, aIns[j]);
+          if (cf_insert(&fa, kk) != CF_OK) break;
+          aRef[j] = (uint8_t)cf_copies(&fa, kk);
           nA++;
         }
-        got = cf_insert_batch(&fb, aIns, k, &rcI);
+        if (round & 1) {
+          /* cf_insert_batch_copies: the bytes of cf_insert_batch, and
+          ** each item's copies just after its own insert */
+          got = cf_insert_batch_copies(&fb, aIns, k, &rcI, aCopy);
+          nBad += got == nA && got > 0 && memcmp(aCopy, aRef, got) != 0;
+        } else {
+          got = cf_insert_batch(&fb, aIns, k, &rcI);
+        }
         nBad += got != nA || memcmp(ba, bb, fa.blob_size) != 0;
         for (j = 0; j < got && nLive < nMax; j++)
           aLive[nLive++] = aIns[j];
