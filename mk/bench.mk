@@ -36,6 +36,8 @@ bench-probe: deps cuckoo.so
 # WAL mode: time and bytes written per commit
 # (docs/benchmarks.md#streaming-into-a-table).  About 25 minutes on a
 # loaded 2-core machine; BENCH_SCALE=50 is a quick run.
+# STREAM_BEFORE=<commit> runs each cuckoo table with ext/ of that commit
+# and with the working tree in turn, STREAM_ROUNDS times (default 3).
 ## bench-stream: a stream of small commits into cuckoo tables and a TEXT PRIMARY KEY table
 bench-stream: deps cuckoo.so
 	$(MAKE) -C tests/bench stream

@@ -16,7 +16,11 @@
 **     xWrite, xSync, xTruncate and xDelete calls and SIGKILLs its own
 **     process at a random one, so kills land inside commits (journal
 **     written, database half written, WAL frames half appended) as often
-**     as anywhere else.
+**     as anywhere else; or
+**   - in a merge: the same, but the count starts when a batch's 'merge'
+**     command starts (every fourth batch ends with one before its COMMIT)
+**     and the kill comes 1 to 40 I/O calls later, so it lands while the
+**     merged blocks are written and committed (docs/format.md#the-log).
 **
 ** Batch k (one transaction): inserts B items (every tenth twice: a
 ** multiset), deletes one copy of every fourth item of batch k-2, inserts
@@ -235,6 +239,11 @@ static int64_t batch_size(int64_t k) {
   return k % 3 == 0 ? g_nBatch / 50 : g_nBatch;
 }
 
+/* Batch k ends with the 'merge' command before its COMMIT (every fourth
+** batch), so that kills also land while a merge's blocks are written and
+** committed; the writer tells the parent (status_says) when it starts it. */
+static int merges(int64_t k) { return k % 4 == 2; }
+
 static void bind_item(sqlite3_stmt *s, int iParam, int64_t k, int64_t i) {
   int64_t v = k * 10000000 + i;
   char z[48];
@@ -274,7 +283,7 @@ static void wexec(sqlite3 *db, const char *zSql) {
 }
 
 static void writer(const char *zFile, int bWal, long nKillAt,
-                   const char *zStatus) {
+                   long nMergeKill, const char *zStatus) {
   sqlite3 *db = 0;
   sqlite3_stmt *sIns, *sDel, *sJunk, *sProg, *sK, *sLevels;
   int fdStatus = open(zStatus, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -358,6 +367,15 @@ static void writer(const char *zFile, int bWal, long nKillAt,
     sqlite3_bind_int64(sProg, 1, k);
     if (sqlite3_step(sProg) != SQLITE_DONE) die(db, "progress");
     sqlite3_reset(sProg);
+    if (merges(k)) {
+      char z[64];
+      int len = snprintf(z, sizeof(z), "merge %lld\n", (long long)k);
+      if (fdStatus >= 0 && write(fdStatus, z, (size_t)len) != len) {
+        die(0, "status");
+      }
+      if (nMergeKill) g_nKillAt = g_nIo + nMergeKill; /* kill in the merge */
+      wexec(db, "INSERT INTO t(t) VALUES('merge')");
+    }
     wexec(db, "COMMIT");
   }
   /* not killed: end cleanly (the parent checks this state too) */
@@ -380,7 +398,7 @@ typedef struct dbstate {
 } dbstate;
 
 static int64_t g_nGrowKills = 0, g_nKillsTotal = 0, g_nClean = 0,
-               g_nIoKills = 0, g_nTimeKills = 0;
+               g_nIoKills = 0, g_nTimeKills = 0, g_nMergeKills = 0;
 /* recoveries whose table had log rows to replay (format 3) */
 static int64_t g_nLogged;
 
@@ -395,14 +413,19 @@ static void fresh(dbstate *d) {
   d->nRounds = 0;
 }
 
-/* Did the writer report a new level in (uncommitted) batch k? */
-static int grew_in(const char *zStatus, int64_t k) {
+/* Did the writer report zWhat ("grew": a new level; "merge": the merge
+** command started) in (uncommitted) batch k? */
+static int status_says(const char *zStatus, const char *zWhat, int64_t k) {
   FILE *f = fopen(zStatus, "r");
+  char zLine[64], zWord[16];
   long long v;
   int r = 0;
   if (f == 0) return 0;
-  while (fscanf(f, "grew %lld\n", &v) == 1) {
-    if (v == k) r = 1;
+  while (fgets(zLine, sizeof(zLine), f)) {
+    if (sscanf(zLine, "%15s %lld", zWord, &v) == 2 &&
+        strcmp(zWord, zWhat) == 0 && v == k) {
+      r = 1;
+    }
   }
   fclose(f);
   return r;
@@ -585,19 +608,24 @@ int main(int argc, char **argv) {
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (iRound = 1; iRound <= nKills; iRound++) {
     dbstate *d = &aDb[iRound % 2];
-    int bIo = (iRound / 2) % 2, status = 0;
-    long nKillAt = 0;
+    int eMode = (iRound / 2) % 3, status = 0; /* clock, I/O, merge */
+    int bIo = eMode != 0;
+    long nKillAt = 0, nMergeKill = 0;
     pid_t pid;
     if (d->nRounds == 2) fresh(d);
     d->nRounds++;
-    if (bIo) nKillAt = 1 + (long)(rnd() % (zSan && atoi(zSan) ? 800 : 2000));
+    if (eMode == 1) {
+      nKillAt = 1 + (long)(rnd() % (zSan && atoi(zSan) ? 800 : 2000));
+    } else if (eMode == 2) {
+      nMergeKill = 1 + (long)(rnd() % 40);
+    }
     fflush(stdout);
     pid = fork();
     if (pid < 0) {
       perror("fork");
       return 2;
     }
-    if (pid == 0) writer(d->zFile, d->bWal, nKillAt, zStatus);
+    if (pid == 0) writer(d->zFile, d->bWal, nKillAt, nMergeKill, zStatus);
     if (!bIo) {
       struct timespec ts;
       long ms = 5 + (long)(rnd() % 196);
@@ -617,7 +645,8 @@ int main(int argc, char **argv) {
         g_nIoKills++;
       else
         g_nTimeKills++;
-      if (grew_in(zStatus, K + 1)) g_nGrowKills++;
+      if (status_says(zStatus, "grew", K + 1)) g_nGrowKills++;
+      if (status_says(zStatus, "merge", K + 1)) g_nMergeKills++;
     } else {
       check(WIFEXITED(status) && WEXITSTATUS(status) == 0, iRound,
             "writer ended cleanly", "exit status not 0");
@@ -627,14 +656,16 @@ int main(int argc, char **argv) {
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
   printf("crash_test: %d rounds in %.1f s: %lld writers killed with SIGKILL "
-         "(%lld at a random I/O call, %lld by the clock; %lld in a batch "
-         "that grew the table), %lld ran to their end; batches of %d items (every "
-         "third of %d); %lld recoveries replayed a log\n",
+         "(%lld at an I/O call, %lld by the clock; %lld in a batch "
+         "that grew the table, %lld in a merge), %lld ran to their end; "
+         "batches of %d items (every third of %d); %lld recoveries replayed "
+         "a log\n",
          nKills,
          (double)(t1.tv_sec - t0.tv_sec) +
              1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
          (long long)g_nKillsTotal, (long long)g_nIoKills,
-         (long long)g_nTimeKills, (long long)g_nGrowKills, (long long)g_nClean,
-         g_nBatch, g_nBatch / 50, (long long)g_nLogged);
+         (long long)g_nTimeKills, (long long)g_nGrowKills,
+         (long long)g_nMergeKills, (long long)g_nClean, g_nBatch,
+         g_nBatch / 50, (long long)g_nLogged);
   return tl_report("crash_test");
 }

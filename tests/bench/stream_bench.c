@@ -30,8 +30,15 @@
 ** BENCH_SCALE (default 1) divides the item count and the sized table's
 ** capacity (batches stay 10^4 items).  STREAM_SKIP_PK=1 leaves out the
 ** TEXT PRIMARY KEY runs (most of the time; the extension does not change
-** them).  The machine is shared: run it
-** more than once and read the figures as noisy.
+** them).
+**
+** STREAM_BEFORE=path: another build of the extension (make bench-stream
+** STREAM_BEFORE=<commit> builds ext/ of that commit and sets it).  Each
+** cuckoo table is then run with that build and with this one in turn,
+** STREAM_ROUNDS times (default 3), and each row shows the median of its
+** rounds: the two builds compared in one session, on the same disk and
+** load.  Without it, STREAM_ROUNDS defaults to 1.  The TEXT PRIMARY KEY
+** table runs once per journal mode either way.
 */
 #include <sqlite3.h>
 #include <stdint.h>
@@ -169,6 +176,50 @@ static void run(const char *zCreate, int bWal, int nItems, result *r) {
   remove_db();
 }
 
+/* The median of n values (a is reordered; n <= 15). */
+static double median(double *a, int n) {
+  int i, j;
+  for (i = 1; i < n; i++) {
+    for (j = i; j > 0 && a[j] < a[j - 1]; j--) {
+      double x = a[j];
+      a[j] = a[j - 1];
+      a[j - 1] = x;
+    }
+  }
+  return n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
+}
+
+#define MAX_ROUNDS 15
+
+/* Runs zCreate nRound times with each extension of azExt (one, or the
+** before build and this one in turn) and prints a row per extension:
+** the medians of wall, CPU and bytes written. */
+static void row(const char *zMode, const char *zName, const char *zCreate,
+                int bWal, int nItems, const char **azExt, int nExt,
+                int nRound) {
+  double aWall[2][MAX_ROUNDS], aCpu[2][MAX_ROUNDS], aW[2][MAX_ROUNDS];
+  result r[2]; /* each build's last round: its counts and file size */
+  int i, e;
+  for (i = 0; i < nRound; i++) {
+    for (e = 0; e < nExt; e++) {
+      zExt = azExt[e];
+      run(zCreate, bWal, nItems, &r[e]);
+      aWall[e][i] = r[e].wall;
+      aCpu[e][i] = r[e].cpu;
+      aW[e][i] = (double)r[e].nWritten;
+    }
+  }
+  for (e = 0; e < nExt; e++) {
+    double w = median(aW[e], nRound);
+    printf("%-8s %-8s %-7s %9.2f %9.2f %14.0f %12.1f %11lld %12lld\n", zMode,
+           zName, nExt == 1 ? "this" : (e == 0 ? "before" : "this"),
+           median(aWall[e], nRound), median(aCpu[e], nRound),
+           w / r[e].nCommit, w / (r[e].nInserted ? r[e].nInserted : 1),
+           r[e].nInserted, r[e].nFile);
+  }
+  fflush(stdout);
+}
+
 int main(void) {
   static const struct {
     const char *zName;
@@ -179,35 +230,50 @@ int main(void) {
       {"text pk", "CREATE TABLE t(item TEXT PRIMARY KEY)"},
   };
   const char *zScale = getenv("BENCH_SCALE");
+  const char *zBefore = getenv("STREAM_BEFORE");
+  const char *zRounds = getenv("STREAM_ROUNDS");
+  const char *azExt[2];
   int scale = zScale ? atoi(zScale) : 1;
-  int nItems, iMode, k;
+  int nItems, iMode, k, nExt = 1, nRound;
   int bSkipPk = getenv("STREAM_SKIP_PK") && atoi(getenv("STREAM_SKIP_PK"));
   if (scale < 1) scale = 1;
   nItems = N_ITEMS / scale;
   if (getenv("CUCKOO_EXT")) zExt = getenv("CUCKOO_EXT");
+  if (zBefore && zBefore[0]) {
+    azExt[0] = zBefore;
+    nExt = 2;
+  }
+  azExt[nExt - 1] = zExt;
+  nRound = zRounds ? atoi(zRounds) : (nExt == 2 ? 3 : 1);
+  if (nRound < 1 || nRound > MAX_ROUNDS) {
+    printf("stream_bench: STREAM_ROUNDS is %s; allowed: 1 to %d\n", zRounds,
+           MAX_ROUNDS);
+    return 1;
+  }
   if (written() < 0) {
     printf("stream_bench: /proc/self/io is not readable\n");
     return 1;
   }
   printf("%d random 32-hex TEXT items, batches of %d, INSERT OR IGNORE, "
-         "one commit per batch (%d commits)\n",
-         nItems, N_BATCH, (nItems + N_BATCH - 1) / N_BATCH);
-  printf("%-8s %-8s %9s %9s %14s %12s %11s %12s\n", "journal", "table",
-         "wall s", "cpu s", "written/commit", "written/item", "inserted",
-         "file bytes");
+         "one commit per batch (%d commits); median of %d round%s",
+         nItems, N_BATCH, (nItems + N_BATCH - 1) / N_BATCH, nRound,
+         nRound == 1 ? "" : "s");
+  if (nExt == 2) printf("; before = %s, this = %s", azExt[0], azExt[1]);
+  printf("\n%-8s %-8s %-7s %9s %9s %14s %12s %11s %12s\n", "journal",
+         "table", "build", "wall s", "cpu s", "written/commit",
+         "written/item", "inserted", "file bytes");
   for (iMode = 0; iMode < 2; iMode++) {
+    const char *zMode = iMode ? "wal" : "delete";
     for (k = 0; k < 3; k++) {
       char zCreate[128];
-      result r;
       if (k == 2 && bSkipPk) continue;
       snprintf(zCreate, sizeof(zCreate), aTab[k].zCreate, N_ITEMS / scale);
-      run(zCreate, iMode, nItems, &r);
-      printf("%-8s %-8s %9.2f %9.2f %14.0f %12.1f %11lld %12lld\n",
-             iMode ? "wal" : "delete", aTab[k].zName, r.wall, r.cpu,
-             (double)r.nWritten / r.nCommit,
-             (double)r.nWritten / (r.nInserted ? r.nInserted : 1), r.nInserted,
-             r.nFile);
-      fflush(stdout);
+      if (k == 2) {
+        row(zMode, aTab[k].zName, zCreate, iMode, nItems, azExt + nExt - 1, 1,
+            1);
+      } else {
+        row(zMode, aTab[k].zName, zCreate, iMode, nItems, azExt, nExt, nRound);
+      }
     }
   }
   return 0;
