@@ -300,12 +300,10 @@ static int ckst_drain_batch(ckstore *p, uint32_t *pi) {
                                            m, 0, aCopies)
                   : 0;
         if (nDone > 0) {
-          size_t d;
           ckst_copies_batch(pL, aCopies, nDone);
           pL->nCount += nDone;
           pL->bCountDirty = 1;
-          for (d = 0; d < nDone; d++) /* (format 3: the log) */
-            ckst_log_add(p, 0, iLast, p->defer.aHash[i + j + d]);
+          ckst_log_add_n(p, iLast, p->defer.aHash + i + j, nDone);
           j += (uint32_t)nDone;
         }
         if (j == e) continue;
@@ -654,6 +652,7 @@ int ckst_insert_later(ckstore *p, sqlite3_value *pItem, int mFlags,
   ckst_defer *d = &p->defer;
   int eType, rc, where = 0;
   uint64_t hash, key = 0;
+  sqlite3_int64 iv = 0; /* an INTEGER item's value */
   uint32_t nText = 0;
   const unsigned char *zText = 0;
   ckst_pend *e;
@@ -661,7 +660,8 @@ int ckst_insert_later(ckstore *p, sqlite3_value *pItem, int mFlags,
   eType = sqlite3_value_type(pItem);
   if (eType == SQLITE_INTEGER) {
     /* the bulk load's item: read once, hashed inline */
-    hash = cksql_hash_int(&p->hasher, sqlite3_value_int64(pItem));
+    iv = sqlite3_value_int64(pItem);
+    hash = cksql_hash_int(&p->hasher, iv);
   } else if (eType == SQLITE_NULL) {
     return -1;
   } else {
@@ -713,7 +713,7 @@ int ckst_insert_later(ckstore *p, sqlite3_value *pItem, int mFlags,
   e->eType = eType;
   e->bIfAbsent = where == 2;
   if (eType == SQLITE_INTEGER) {
-    e->v.i = sqlite3_value_int64(pItem);
+    e->v.i = iv;
   } else if (eType == SQLITE_FLOAT) {
     e->v.r = sqlite3_value_double(pItem);
   } else if (eType == SQLITE_TEXT) {

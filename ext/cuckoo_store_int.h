@@ -400,6 +400,10 @@ CUCKOO_PRIVATE int ckst_log_reserve(ckstore *p, uint32_t n);
 /* Record a change made to level iLevel (the insert or removal of a copy
 ** of hash), in the room reserved. */
 CUCKOO_PRIVATE void ckst_log_add(ckstore *p, int op, int iLevel, uint64_t hash);
+/* ckst_log_add() of n inserts into level iLevel, of aHash[0..n) (a
+** batch). */
+CUCKOO_PRIVATE void ckst_log_add_n(ckstore *p, int iLevel,
+                                   const uint64_t *aHash, size_t n);
 /* This connection holds changes not yet in the shadow tables (it is the
 ** writer: no other connection can have committed). */
 CUCKOO_PRIVATE int ckst_log_writing(const ckstore *p);

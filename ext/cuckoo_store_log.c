@@ -117,6 +117,18 @@ void ckst_log_add(ckstore *p, int op, int iLevel, uint64_t hash) {
     a[1 + i] = (uint8_t)(hash >> (56 - 8 * i));
 }
 
+void ckst_log_add_n(ckstore *p, int iLevel, const uint64_t *aHash,
+                    size_t n) {
+  size_t i;
+  if (p->version < 3) return;
+  if (p->log.bReplay || p->log.bOff) {
+    p->aLevel[iLevel].nLogOps += n; /* (what ckst_log_add() counts) */
+    return;
+  }
+  for (i = 0; i < n; i++)
+    ckst_log_add(p, 0, iLevel, aHash[i]);
+}
+
 void ckst_log_reset(ckstore *p) {
   ckst_log *g = &p->log;
   g->nOp = 0;
