@@ -42,7 +42,6 @@ int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 
 static const char *zDbFile = "build/bench/agg_bench.db";
 
-
 static void die(sqlite3 *db, const char *zSql) {
   tl_die("%s: %s", zSql, sqlite3_errmsg(db));
 }
@@ -81,12 +80,7 @@ static double best(sqlite3 *db, const char *zSql, int nRep, const char *zUndo) {
 }
 
 static sqlite3 *open_fresh(void) {
-  sqlite3 *db = 0;
-  remove(zDbFile);
-  if (sqlite3_open(zDbFile, &db) != SQLITE_OK) {
-    printf("agg_bench: cannot open %s\n", zDbFile);
-    exit(1);
-  }
+  sqlite3 *db = bench_open(zDbFile, 0);
   tl_exec(db,
           "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA threads=0");
   return db;

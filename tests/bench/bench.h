@@ -17,13 +17,29 @@
 **   double median3(double *a)   the median of a[0..2] (a is reordered),
 **                               for a figure taken three times.
 **
+** Included after <sqlite3.h>, it brings tests/testlib.h's helpers (tl_die,
+** tl_exec, tl_open, ...: a benchmark names itself in their messages by
+** setting tl_zProgram first thing in main()) and these:
+**
+**   bench_die(db, zWhat)        "<program>: zWhat: <SQLite's message>" and
+**                               exit: a failure of the benchmark itself
+**   bench_remove_db(zFile)      delete a database file and its -journal,
+**                               -wal and -shm files
+**   bench_open(zFile, zExt)     bench_remove_db(zFile), then a connection
+**                               to the new empty database with the
+**                               extension zExt loaded as users load it
+**                               (sqlite3_load_extension; none when zExt is
+**                               NULL: the extension is linked in), or die
+**
 ** A new benchmark includes "bench.h", times with cpu() and is built and
 ** run by tests/bench/Makefile (every *_bench.c).
 */
 #ifndef CUCKOO_BENCH_H
 #define CUCKOO_BENCH_H
 
+#include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 static inline double cpu(void) {
   struct timespec ts;
@@ -45,5 +61,38 @@ static inline double median3(double *a) {
 #undef SWAP
   return a[1];
 }
+
+#ifdef SQLITE_VERSION
+#include "../testlib.h"
+
+TL_FN void bench_die(sqlite3 *db, const char *zWhat) {
+  tl_die("%s: %s", zWhat, db ? sqlite3_errmsg(db) : "no connection");
+}
+
+TL_FN void bench_remove_db(const char *zFile) {
+  static const char *azSuffix[] = {"", "-journal", "-wal", "-shm"};
+  char z[512];
+  size_t i;
+  for (i = 0; i < sizeof(azSuffix) / sizeof(azSuffix[0]); i++) {
+    snprintf(z, sizeof(z), "%s%s", zFile, azSuffix[i]);
+    unlink(z);
+  }
+}
+
+TL_FN sqlite3 *bench_open(const char *zFile, const char *zExt) {
+  sqlite3 *db;
+  char *zErr = 0;
+  bench_remove_db(zFile);
+  db = tl_open(zFile);
+  if (zExt == 0) return db;
+  sqlite3_enable_load_extension(db, 1);
+  if (sqlite3_load_extension(db, zExt, "sqlite3_cuckoo_init", &zErr) !=
+      SQLITE_OK) {
+    tl_die("cannot load %s (build it with make): %s", zExt,
+           zErr ? zErr : sqlite3_errmsg(db));
+  }
+  return db;
+}
+#endif /* SQLITE_VERSION */
 
 #endif /* CUCKOO_BENCH_H */

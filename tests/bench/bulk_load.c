@@ -33,14 +33,6 @@
 
 int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 
-static void exec(sqlite3 *db, const char *zSql) {
-  char *zErr = 0;
-  if (sqlite3_exec(db, zSql, 0, 0, &zErr) != SQLITE_OK) {
-    printf("bulk_load: %s: %s\n", zSql, zErr ? zErr : "?");
-    exit(1);
-  }
-}
-
 static sqlite3_int64 one(sqlite3 *db, const char *zSql) {
   sqlite3_stmt *s = 0;
   sqlite3_int64 v = -1;
@@ -60,10 +52,10 @@ static double rate(sqlite3 *db, const char *zCreate, const char *zInsert,
   int i;
   for (i = 0; i < 3; i++) {
     double t;
-    exec(db, "DROP TABLE IF EXISTS seen");
-    exec(db, zCreate);
+    tl_exec(db, "DROP TABLE IF EXISTS seen");
+    tl_exec(db, zCreate);
     t = cpu();
-    exec(db, zInsert);
+    tl_exec(db, zInsert);
     t = cpu() - t;
     if (one(db, "SELECT count(*) FROM seen_blocks") <= 0) {
       printf("bulk_load: the table holds no blocks\n");
@@ -71,7 +63,7 @@ static double rate(sqlite3 *db, const char *zCreate, const char *zInsert,
     }
     a[i] = (double)nItems / t;
   }
-  exec(db, "DROP TABLE seen");
+  tl_exec(db, "DROP TABLE seen");
   return median3(a);
 }
 
@@ -79,6 +71,7 @@ int main(int argc, char **argv) {
   sqlite3 *db = 0;
   sqlite3_int64 n = argc > 2 ? atoll(argv[2]) : 10000000;
   char zSql[400];
+  tl_zProgram = "bulk_load";
   if (argc < 2 || n < 3) {
     printf("usage: bulk_load FILE [N]\n");
     return 1;
@@ -88,19 +81,19 @@ int main(int argc, char **argv) {
     printf("bulk_load: cannot open %s\n", argv[1]);
     return 1;
   }
-  exec(db, "PRAGMA cache_size=-1048576; PRAGMA synchronous=OFF; "
-           "PRAGMA journal_mode=OFF");
+  tl_exec(db, "PRAGMA cache_size=-1048576; PRAGMA synchronous=OFF; "
+              "PRAGMA journal_mode=OFF");
   if (one(db, "SELECT count(*) FROM big") != n) {
-    exec(db, "DROP TABLE IF EXISTS big; DROP TABLE IF EXISTS src");
+    tl_exec(db, "DROP TABLE IF EXISTS big; DROP TABLE IF EXISTS src");
     snprintf(zSql, sizeof(zSql),
              "CREATE TABLE big(x INTEGER); CREATE TABLE src(x INTEGER);"
              "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s "
              "WHERE i < %lld) INSERT INTO big SELECT random() FROM s;"
              "INSERT INTO src SELECT rowid FROM big WHERE rowid <= %lld",
              n, n / 3);
-    exec(db, zSql);
+    tl_exec(db, zSql);
   }
-  exec(db, "SELECT count(*) FROM big; SELECT count(*) FROM src"); /* warm */
+  tl_exec(db, "SELECT count(*) FROM big; SELECT count(*) FROM src"); /* warm */
   snprintf(zSql, sizeof(zSql),
            "CREATE VIRTUAL TABLE seen USING cuckoo(capacity=%lld)", n);
   printf("random-sized %.0f\n",

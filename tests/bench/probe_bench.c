@@ -52,67 +52,45 @@ static const char *zExt = "./cuckoo.so"; /* or $CUCKOO_EXT */
 #define N_ROWS 20000
 #define N_SINGLE 2000
 
-static void die(sqlite3 *db, const char *zSql) {
-  printf("probe_bench: %s: %s\n", zSql, sqlite3_errmsg(db));
-  exit(1);
-}
-
-static void exec(sqlite3 *db, const char *zSql) {
-  if (sqlite3_exec(db, zSql, 0, 0, 0) != SQLITE_OK) die(db, zSql);
-}
-
 /* CPU seconds of zSql stepped to the end; the BLOB a[0..n) bound to ?1
 ** when a is not NULL; its first column's value in *pv. */
 static double timed(sqlite3 *db, const char *zSql, const void *a, int n,
                     double *pv) {
   sqlite3_stmt *s = 0;
   double t0 = cpu();
-  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) die(db, zSql);
+  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) bench_die(db, zSql);
   if (a) sqlite3_bind_blob(s, 1, a, n, SQLITE_STATIC);
   while (sqlite3_step(s) == SQLITE_ROW) {
     *pv = sqlite3_column_double(s, 0);
   }
-  if (sqlite3_finalize(s) != SQLITE_OK) die(db, zSql);
+  if (sqlite3_finalize(s) != SQLITE_OK) bench_die(db, zSql);
   return cpu() - t0;
 }
 
 /* CPU seconds of nItem statements of one probe each: zSql prepared once,
 ** item ?2 (and the BLOB ?1 if a) bound, stepped once, reset; the answers
 ** summed in *pv. */
-static double timed_single(sqlite3 *db, const char *zSql, const void *a,
-                           int n, int nItem, double *pv) {
+static double timed_single(sqlite3 *db, const char *zSql, const void *a, int n,
+                           int nItem, double *pv) {
   sqlite3_stmt *s = 0;
   double t0 = cpu();
   int i;
   *pv = 0;
-  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) die(db, zSql);
+  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) bench_die(db, zSql);
   for (i = 0; i < nItem; i++) {
     if (a) sqlite3_bind_blob(s, 1, a, n, SQLITE_STATIC);
     sqlite3_bind_int64(s, 2, (sqlite3_int64)((i * 2654435761u) % 200000));
-    if (sqlite3_step(s) != SQLITE_ROW) die(db, zSql);
+    if (sqlite3_step(s) != SQLITE_ROW) bench_die(db, zSql);
     *pv += sqlite3_column_double(s, 0);
     sqlite3_reset(s);
   }
-  if (sqlite3_finalize(s) != SQLITE_OK) die(db, zSql);
+  if (sqlite3_finalize(s) != SQLITE_OK) bench_die(db, zSql);
   return cpu() - t0;
 }
 
 static sqlite3 *open_db(void) {
-  sqlite3 *db = 0;
-  char *zErr = 0;
-  remove(zDbFile);
-  if (sqlite3_open(zDbFile, &db) != SQLITE_OK) {
-    printf("probe_bench: cannot open %s\n", zDbFile);
-    exit(1);
-  }
-  exec(db, "PRAGMA cache_size=-1048576; PRAGMA synchronous=OFF");
-  sqlite3_enable_load_extension(db, 1);
-  if (sqlite3_load_extension(db, zExt, "sqlite3_cuckoo_init", &zErr) !=
-      SQLITE_OK) {
-    printf("probe_bench: cannot load %s (build it with make): %s\n", zExt,
-           zErr ? zErr : "?");
-    exit(1);
-  }
+  sqlite3 *db = bench_open(zDbFile, zExt);
+  tl_exec(db, "PRAGMA cache_size=-1048576; PRAGMA synchronous=OFF");
   return db;
 }
 
@@ -158,17 +136,17 @@ static void one_size(sqlite3 *db, sqlite3_int64 nItem) {
   int nF, i, r;
   double mb;
 
-  exec(db, "DELETE FROM filters");
+  tl_exec(db, "DELETE FROM filters");
   snprintf(zSql, sizeof(zSql),
            "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s "
            "WHERE i < %lld) INSERT INTO filters SELECT 'f', cuckoo_agg(i) "
            "FROM s",
            nItem);
-  exec(db, zSql);
+  tl_exec(db, zSql);
   if (sqlite3_prepare_v2(db, "SELECT filter FROM filters", -1, &s, 0) !=
           SQLITE_OK ||
       sqlite3_step(s) != SQLITE_ROW) {
-    die(db, "SELECT filter");
+    bench_die(db, "SELECT filter");
   }
   nF = sqlite3_column_bytes(s, 0);
   pF = malloc((size_t)nF);
@@ -178,14 +156,14 @@ static void one_size(sqlite3 *db, sqlite3_int64 nItem) {
   mb = (double)nF / 1e6;
   /* items: N_ROWS random integers in [1, 2 nItem]; fewer rows for today's
   ** forms on big filters (the first rows of items) */
-  exec(db, "DROP TABLE IF EXISTS items; DROP VIEW IF EXISTS few");
+  tl_exec(db, "DROP TABLE IF EXISTS items; DROP VIEW IF EXISTS few");
   snprintf(zSql, sizeof(zSql),
            "CREATE TABLE items(item INTEGER);"
            "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s "
            "WHERE i < %d) INSERT INTO items SELECT 1 + abs(random() %% %lld) "
            "FROM s",
            N_ROWS, 2 * nItem);
-  exec(db, zSql);
+  tl_exec(db, zSql);
   for (i = 0; i < N_FORM; i++) {
     nRows[i] = N_ROWS;
     if (aForm[i].bToday && mb > 10) nRows[i] = mb > 50 ? 100 : 1000;
@@ -233,8 +211,8 @@ static void one_size(sqlite3 *db, sqlite3_int64 nItem) {
     nSingle[1] = nSingle[2] = N_SINGLE;
     for (r = 0; r < 3; r++) {
       for (i = 0; i < 3; i++) {
-        b[i][r] = timed_single(db, azSingle[i], i == 2 ? pF : 0, nF,
-                               nSingle[i], &w[i]);
+        b[i][r] = timed_single(db, azSingle[i], i == 2 ? pF : 0, nF, nSingle[i],
+                               &w[i]);
       }
     }
     snprintf(zSingle[nSize++], sizeof(zSingle[0]),
@@ -250,10 +228,11 @@ int main(void) {
   const char *z = getenv("BENCH_SCALE");
   int scale = 1, i;
   sqlite3 *db;
+  tl_zProgram = "probe_bench";
   if (z && atoi(z) > 0) scale = atoi(z);
   if (getenv("CUCKOO_EXT")) zExt = getenv("CUCKOO_EXT");
   db = open_db();
-  exec(db, "CREATE TABLE filters(name TEXT PRIMARY KEY, filter BLOB)");
+  tl_exec(db, "CREATE TABLE filters(name TEXT PRIMARY KEY, filter BLOB)");
   printf("Probing a stored filter, %d probe rows (µs per row, CPU time, "
          "median of 3;\nratio = stored form / bound form; in parentheses: "
          "rows of today's forms; BENCH_SCALE=%d)\n\n",
@@ -270,7 +249,8 @@ int main(void) {
          "| filter | subquery (today) | stored, subquery | bound |\n"
          "| ---: | ---: | ---: | ---: |\n",
          N_SINGLE);
-  for (i = 0; i < nSize; i++) printf("%s", zSingle[i]);
+  for (i = 0; i < nSize; i++)
+    printf("%s", zSingle[i]);
   sqlite3_close(db);
   remove(zDbFile);
   return 0;

@@ -56,15 +56,6 @@ static const char *zExt = "./cuckoo.so"; /* or $CUCKOO_EXT */
 #define N_ITEMS 5000000
 #define N_BATCH 10000
 
-static void die(sqlite3 *db, const char *zSql) {
-  printf("stream_bench: %s: %s\n", zSql, sqlite3_errmsg(db));
-  exit(1);
-}
-
-static void exec(sqlite3 *db, const char *zSql) {
-  if (sqlite3_exec(db, zSql, 0, 0, 0) != SQLITE_OK) die(db, zSql);
-}
-
 static double wall(void) {
   struct timeval tv;
   gettimeofday(&tv, 0);
@@ -97,17 +88,6 @@ static void item(uint64_t k, char *z) {
            (unsigned long long)splitmix(k ^ 0x5555555555555555ULL));
 }
 
-static void remove_db(void) {
-  char z[64];
-  unlink(zDbFile);
-  snprintf(z, sizeof(z), "%s-journal", zDbFile);
-  unlink(z);
-  snprintf(z, sizeof(z), "%s-wal", zDbFile);
-  unlink(z);
-  snprintf(z, sizeof(z), "%s-shm", zDbFile);
-  unlink(z);
-}
-
 typedef struct result {
   double wall, cpu;
   long long nWritten;
@@ -126,37 +106,31 @@ static void run(const char *zCreate, int bWal, int nItems, result *r) {
   long long w0;
   double t0, c0;
   int i, j;
-  remove_db();
-  if (sqlite3_open(zDbFile, &db) != SQLITE_OK) die(db, "open");
-  sqlite3_enable_load_extension(db, 1);
-  if (sqlite3_load_extension(db, zExt, 0, &zErr) != SQLITE_OK) {
-    printf("stream_bench: cannot load %s: %s\n", zExt, zErr);
-    exit(1);
-  }
-  exec(db, "PRAGMA page_size=4096");
-  if (bWal) exec(db, "PRAGMA journal_mode=WAL");
-  exec(db, zCreate);
-  if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO t VALUES(?1)", -1, &s,
-                         0) != SQLITE_OK) {
-    die(db, "prepare");
+  db = bench_open(zDbFile, zExt);
+  tl_exec(db, "PRAGMA page_size=4096");
+  if (bWal) tl_exec(db, "PRAGMA journal_mode=WAL");
+  tl_exec(db, zCreate);
+  if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO t VALUES(?1)", -1, &s, 0) !=
+      SQLITE_OK) {
+    bench_die(db, "prepare");
   }
   memset(r, 0, sizeof(*r));
   w0 = written();
   t0 = wall();
   c0 = cpu();
   for (i = 0; i < nItems; i += N_BATCH) {
-    exec(db, "BEGIN");
+    tl_exec(db, "BEGIN");
     for (j = i; j < i + N_BATCH && j < nItems; j++) {
       item((uint64_t)j, z);
       sqlite3_bind_text(s, 1, z, 32, SQLITE_STATIC);
-      if (sqlite3_step(s) != SQLITE_DONE) die(db, "insert");
+      if (sqlite3_step(s) != SQLITE_DONE) bench_die(db, "insert");
       r->nInserted += sqlite3_changes(db);
       sqlite3_reset(s);
     }
-    exec(db, "COMMIT");
+    tl_exec(db, "COMMIT");
     r->nCommit++;
   }
-  if (bWal) exec(db, "PRAGMA wal_checkpoint(TRUNCATE)");
+  if (bWal) tl_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)");
   r->cpu = cpu() - c0;
   r->wall = wall() - t0;
   r->nWritten = written() - w0;
@@ -173,7 +147,7 @@ static void run(const char *zCreate, int bWal, int nItems, result *r) {
     sqlite3_finalize(q);
   }
   sqlite3_close(db);
-  remove_db();
+  bench_remove_db(zDbFile);
 }
 
 /* The median of n values (a is reordered; n <= 15). */
@@ -236,6 +210,7 @@ int main(void) {
   int scale = zScale ? atoi(zScale) : 1;
   int nItems, iMode, k, nExt = 1, nRound;
   int bSkipPk = getenv("STREAM_SKIP_PK") && atoi(getenv("STREAM_SKIP_PK"));
+  tl_zProgram = "stream_bench";
   if (scale < 1) scale = 1;
   nItems = N_ITEMS / scale;
   if (getenv("CUCKOO_EXT")) zExt = getenv("CUCKOO_EXT");

@@ -53,21 +53,12 @@ static const char *zDbFile = "build/bench/target_bench.db";
 static const char *zExt = "./cuckoo.so"; /* or $CUCKOO_EXT */
 static int g_scale = 1;
 
-static void die(sqlite3 *db, const char *zSql) {
-  printf("target_bench: %s: %s\n", zSql, sqlite3_errmsg(db));
-  exit(1);
-}
-
-static void exec(sqlite3 *db, const char *zSql) {
-  if (sqlite3_exec(db, zSql, 0, 0, 0) != SQLITE_OK) die(db, zSql);
-}
-
 static sqlite3_int64 one(sqlite3 *db, const char *zSql) {
   sqlite3_stmt *s = 0;
   sqlite3_int64 v = -1;
-  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) die(db, zSql);
+  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) bench_die(db, zSql);
   if (sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
-  if (sqlite3_finalize(s) != SQLITE_OK) die(db, zSql);
+  if (sqlite3_finalize(s) != SQLITE_OK) bench_die(db, zSql);
   return v;
 }
 
@@ -76,11 +67,11 @@ static sqlite3_int64 one(sqlite3 *db, const char *zSql) {
 static double timed(sqlite3 *db, const char *zSql, sqlite3_int64 *pv) {
   sqlite3_stmt *s = 0;
   double t0 = cpu();
-  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) die(db, zSql);
+  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) bench_die(db, zSql);
   while (sqlite3_step(s) == SQLITE_ROW) {
     if (pv) *pv = sqlite3_column_int64(s, 0);
   }
-  if (sqlite3_finalize(s) != SQLITE_OK) die(db, zSql);
+  if (sqlite3_finalize(s) != SQLITE_OK) bench_die(db, zSql);
   return cpu() - t0;
 }
 
@@ -103,22 +94,9 @@ static void row(const char *zWhat, double ours, double alt, const char *zUnit,
 }
 
 static sqlite3 *open_fresh(void) {
-  sqlite3 *db = 0;
-  char *zErr = 0;
-  remove(zDbFile);
-  if (sqlite3_open(zDbFile, &db) != SQLITE_OK) {
-    printf("target_bench: cannot open %s\n", zDbFile);
-    exit(1);
-  }
-  exec(db, "PRAGMA cache_size=-1048576; PRAGMA synchronous=OFF; "
-           "PRAGMA threads=0");
-  sqlite3_enable_load_extension(db, 1);
-  if (sqlite3_load_extension(db, zExt, "sqlite3_cuckoo_init", &zErr) !=
-      SQLITE_OK) {
-    printf("target_bench: cannot load %s (build it with make): %s\n", zExt,
-           zErr ? zErr : "?");
-    exit(1);
-  }
+  sqlite3 *db = bench_open(zDbFile, zExt);
+  tl_exec(db, "PRAGMA cache_size=-1048576; PRAGMA synchronous=OFF; "
+              "PRAGMA threads=0");
   return db;
 }
 
@@ -128,7 +106,7 @@ static double med_stmt(sqlite3 *db, const char *zSetup, const char *zSql,
   double a[3];
   int i;
   for (i = 0; i < 3; i++) {
-    if (zSetup) exec(db, zSetup);
+    if (zSetup) tl_exec(db, zSetup);
     a[i] = timed(db, zSql, pv);
   }
   return median3(a);
@@ -142,18 +120,18 @@ static void bulk(sqlite3 *db, sqlite3_int64 n, sqlite3_int64 nRandom) {
   double aHeap[3], aSeen[3], aGrow[3], tHeap, tSeen, tGrow, tRand;
   sqlite3_int64 got = 0;
   int i;
-  exec(db, "PRAGMA journal_mode=OFF");
+  tl_exec(db, "PRAGMA journal_mode=OFF");
   snprintf(zSetup, sizeof(zSetup),
            "DROP TABLE IF EXISTS seen; "
            "CREATE VIRTUAL TABLE seen USING cuckoo(capacity=%lld)",
            n);
   for (i = 0; i < 3; i++) {
-    exec(db, "DROP TABLE IF EXISTS heap; CREATE TABLE heap(item)");
+    tl_exec(db, "DROP TABLE IF EXISTS heap; CREATE TABLE heap(item)");
     aHeap[i] = timed(db, "INSERT INTO heap(item) SELECT x FROM src", 0);
-    exec(db, zSetup);
+    tl_exec(db, zSetup);
     aSeen[i] = timed(db, "INSERT INTO seen(item) SELECT x FROM src", 0);
-    exec(db, "DROP TABLE IF EXISTS seen; "
-             "CREATE VIRTUAL TABLE seen USING cuckoo");
+    tl_exec(db, "DROP TABLE IF EXISTS seen; "
+                "CREATE VIRTUAL TABLE seen USING cuckoo");
     aGrow[i] = timed(db, "INSERT INTO seen(item) SELECT x FROM src", 0);
   }
   tHeap = median3(aHeap);
@@ -165,25 +143,25 @@ static void bulk(sqlite3 *db, sqlite3_int64 n, sqlite3_int64 nRandom) {
   snprintf(zWhat, sizeof(zWhat),
            "INSERT ... SELECT %lld ascending ints: growing / heap", n);
   row(zWhat, tGrow, tHeap, "s", 0, 1);
-  exec(db, "DROP TABLE IF EXISTS seen; DROP TABLE IF EXISTS heap");
+  tl_exec(db, "DROP TABLE IF EXISTS seen; DROP TABLE IF EXISTS heap");
 
   snprintf(zSetup, sizeof(zSetup),
            "DROP TABLE IF EXISTS big; CREATE TABLE big(x INTEGER); "
            "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s "
            "WHERE i < %lld) INSERT INTO big SELECT random() FROM s",
            nRandom);
-  exec(db, zSetup);
+  tl_exec(db, zSetup);
   snprintf(zSetup, sizeof(zSetup),
            "DROP TABLE IF EXISTS seen; "
            "CREATE VIRTUAL TABLE seen USING cuckoo(capacity=%lld)",
            nRandom);
   tRand = med_stmt(db, zSetup, "INSERT INTO seen(item) SELECT x FROM big", 0);
   got = one(db, "SELECT json_extract(cuckoo_table_info('seen'), '$.count')");
-  if (got != nRandom) die(db, "random load lost items");
+  if (got != nRandom) bench_die(db, "random load lost items");
   printf("| %-58s | %9.3f M/s | %13s | %7s | %-8s | %-3s |\n",
          "INSERT ... SELECT 10^7 random ints: items/s (sized table)",
          (double)nRandom / tRand / 1e6, "", "", "-", "-");
-  exec(db, "DROP TABLE seen; DROP TABLE big; PRAGMA journal_mode=DELETE");
+  tl_exec(db, "DROP TABLE seen; DROP TABLE big; PRAGMA journal_mode=DELETE");
 }
 
 /* 2. Probes: zItems fills seen and pk, zProbe the probe table. */
@@ -206,7 +184,7 @@ static void probes(sqlite3 *db, const char *zKind, sqlite3_int64 n,
            "CREATE TABLE pk(item INTEGER PRIMARY KEY) WITHOUT ROWID;"
            "INSERT OR IGNORE INTO pk SELECT x FROM items ORDER BY x;",
            n, zItems, n, zProbe, n);
-  exec(db, zSql);
+  tl_exec(db, zSql);
   /* warm both */
   timed(db, "SELECT count(*) FROM probe p JOIN seen s ON s.item = p.x", 0);
   timed(db, "SELECT count(*) FROM probe p JOIN pk ON pk.item = p.x", 0);
@@ -214,7 +192,7 @@ static void probes(sqlite3 *db, const char *zKind, sqlite3_int64 n,
                "SELECT count(*) FROM probe p JOIN seen s ON s.item = p.x", &c1);
   b = med_stmt(db, 0, "SELECT count(*) FROM probe p JOIN pk ON pk.item = p.x",
                &c2);
-  if (c1 < c2) die(db, "false negatives in the join");
+  if (c1 < c2) bench_die(db, "false negatives in the join");
   snprintf(zWhat, sizeof(zWhat), "join, %lld %s probes: cuckoo / pk", n, zKind);
   row(zWhat, a, b, "s", tJoin, 1);
   a = med_stmt(db, 0,
@@ -225,7 +203,7 @@ static void probes(sqlite3 *db, const char *zKind, sqlite3_int64 n,
                "SELECT count(*) FROM probe p WHERE EXISTS "
                "(SELECT 1 FROM pk WHERE item = p.x)",
                &c2);
-  if (c1 < c2) die(db, "false negatives in EXISTS");
+  if (c1 < c2) bench_die(db, "false negatives in EXISTS");
   snprintf(zWhat, sizeof(zWhat), "EXISTS, %lld %s probes: cuckoo / pk", n,
            zKind);
   row(zWhat, a, b, "s", tExists, 1);
@@ -243,7 +221,7 @@ static void in_list(sqlite3 *db, sqlite3_int64 nList) {
   if (aV == 0) exit(2);
   if (sqlite3_prepare_v2(db, "SELECT x FROM probe ORDER BY rowid", -1, &pIds,
                          0) != SQLITE_OK) {
-    die(db, "probe ids");
+    bench_die(db, "probe ids");
   }
   while (n < nList && sqlite3_step(pIds) == SQLITE_ROW) {
     aV[n++] = sqlite3_column_int64(pIds, 0);
@@ -258,7 +236,7 @@ static void in_list(sqlite3 *db, sqlite3_int64 nList) {
   if (zSql == 0) exit(2);
   if (sqlite3_prepare_v2(db, "SELECT count(*) FROM seen WHERE item = ?1", -1,
                          &pStmt, 0) != SQLITE_OK) {
-    die(db, "point lookup");
+    bench_die(db, "point lookup");
   }
   for (rep = 0; rep < 3; rep++) {
     aIn[rep] = timed(db, zSql, &cIn);
@@ -272,7 +250,7 @@ static void in_list(sqlite3 *db, sqlite3_int64 nList) {
     }
     aPoint[rep] = cpu() - t0;
   }
-  if (cIn != cPoint) die(db, "IN and point lookups disagree");
+  if (cIn != cPoint) bench_die(db, "IN and point lookups disagree");
   /* the target is a speed-up: point lookups' time over the list's */
   row("IN (10^5 values) vs 10^5 point lookups: speed-up", median3(aPoint),
       median3(aIn), "s", 3.0, 0);
@@ -349,11 +327,11 @@ static void single(uint64_t nBytes, double target, const char *zRef) {
 static double timed_blob(sqlite3 *db, const char *zSql, const void *a, int n) {
   sqlite3_stmt *s = 0;
   double t0 = cpu();
-  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) die(db, zSql);
+  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) bench_die(db, zSql);
   sqlite3_bind_blob(s, 1, a, n, SQLITE_STATIC);
   while (sqlite3_step(s) == SQLITE_ROW) {
   }
-  if (sqlite3_finalize(s) != SQLITE_OK) die(db, zSql);
+  if (sqlite3_finalize(s) != SQLITE_OK) bench_die(db, zSql);
   return cpu() - t0;
 }
 
@@ -369,13 +347,13 @@ static void per_row(sqlite3 *db, sqlite3_int64 n) {
            "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s "
            "WHERE i < %lld) INSERT INTO r SELECT random() FROM s;",
            n);
-  exec(db, zSql);
+  tl_exec(db, zSql);
   snprintf(zSql, sizeof(zSql),
            "SELECT cuckoo_agg(x, 0.001, %lld) FROM (SELECT x FROM r LIMIT "
            "%lld)",
            n / 2, n / 2);
-  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) die(db, zSql);
-  if (sqlite3_step(s) != SQLITE_ROW) die(db, zSql);
+  if (sqlite3_prepare_v2(db, zSql, -1, &s, 0) != SQLITE_OK) bench_die(db, zSql);
+  if (sqlite3_step(s) != SQLITE_ROW) bench_die(db, zSql);
   nF = sqlite3_column_bytes(s, 0);
   pF = malloc((size_t)nF);
   if (pF == 0) exit(2);
@@ -400,6 +378,7 @@ int main(int argc, char **argv) {
   sqlite3_int64 n;
   int onlyLookup = argc > 1 && strcmp(argv[1], "lookup") == 0;
   int onlyBulk = argc > 1 && strcmp(argv[1], "bulk") == 0;
+  tl_zProgram = "target_bench";
   if (z && atoi(z) > 0) g_scale = atoi(z);
   n = 3000000 / g_scale;
   if (getenv("CUCKOO_EXT")) zExt = getenv("CUCKOO_EXT");
@@ -427,7 +406,7 @@ int main(int argc, char **argv) {
              "WHERE i < %lld) INSERT INTO src SELECT i FROM s;"
              "SELECT count(*) FROM src",
              n);
-    exec(db, zSql);
+    tl_exec(db, zSql);
   }
   bulk(db, n, 10000000 / g_scale);
   if (onlyBulk) {

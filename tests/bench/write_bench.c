@@ -34,21 +34,12 @@
 static const char *zDbFile = "build/bench/write_bench.db";
 static const char *zExt = "./cuckoo.so"; /* or $CUCKOO_EXT */
 
-static void die(sqlite3 *db, const char *zSql) {
-  printf("write_bench: %s: %s\n", zSql, sqlite3_errmsg(db));
-  exit(1);
-}
-
-static void exec(sqlite3 *db, const char *zSql) {
-  if (sqlite3_exec(db, zSql, 0, 0, 0) != SQLITE_OK) die(db, zSql);
-}
-
 /* CPU seconds of BEGIN; zSql; COMMIT. */
 static double timed_txn(sqlite3 *db, const char *zSql) {
   double t0 = cpu();
-  exec(db, "BEGIN");
-  exec(db, zSql);
-  exec(db, "COMMIT");
+  tl_exec(db, "BEGIN");
+  tl_exec(db, zSql);
+  tl_exec(db, "COMMIT");
   return cpu() - t0;
 }
 
@@ -60,27 +51,10 @@ static void row(const char *zWhat, double ours, double alt, double target) {
 }
 
 static sqlite3 *open_fresh(const char *zJournal) {
-  sqlite3 *db = 0;
-  char *zErr = 0, zSql[100];
-  char zSide[300];
-  remove(zDbFile);
-  snprintf(zSide, sizeof(zSide), "%s-journal", zDbFile);
-  remove(zSide);
-  snprintf(zSide, sizeof(zSide), "%s-wal", zDbFile);
-  remove(zSide);
-  if (sqlite3_open(zDbFile, &db) != SQLITE_OK) {
-    printf("write_bench: cannot open %s\n", zDbFile);
-    exit(1);
-  }
-  sqlite3_enable_load_extension(db, 1);
-  if (sqlite3_load_extension(db, zExt, "sqlite3_cuckoo_init", &zErr) !=
-      SQLITE_OK) {
-    printf("write_bench: cannot load %s (build it with make): %s\n", zExt,
-           zErr ? zErr : "?");
-    exit(1);
-  }
+  sqlite3 *db = bench_open(zDbFile, zExt);
+  char zSql[100];
   snprintf(zSql, sizeof(zSql), "PRAGMA journal_mode=%s", zJournal);
-  exec(db, zSql);
+  tl_exec(db, zSql);
   return db;
 }
 
@@ -95,9 +69,9 @@ typedef struct side {
 static void pair(sqlite3 *db, side *pOurs, side *pAlt) {
   int i;
   for (i = 0; i < 3; i++) {
-    exec(db, pAlt->zCreate);
+    tl_exec(db, pAlt->zCreate);
     pAlt->a[i] = timed_txn(db, pAlt->zInsert);
-    exec(db, pOurs->zCreate);
+    tl_exec(db, pOurs->zCreate);
     pOurs->a[i] = timed_txn(db, pOurs->zInsert);
   }
 }
@@ -112,6 +86,7 @@ int main(void) {
   int j;
   static const char *azJournal[] = {"DELETE", "WAL"};
 
+  tl_zProgram = "write_bench";
   if (getenv("CUCKOO_EXT")) zExt = getenv("CUCKOO_EXT");
   printf("write_bench: the write shapes through %s, SQLite %s, "
          "default page cache, median of 3 (BENCH_SCALE=%d)\n\n",
@@ -128,7 +103,7 @@ int main(void) {
              "UNION ALL SELECT i + 1 FROM s WHERE i < %lld) INSERT INTO src "
              "SELECT i FROM s",
              nInt);
-    exec(db, zSql);
+    tl_exec(db, zSql);
     snprintf(zCreateSeen, sizeof(zCreateSeen),
              "DROP TABLE IF EXISTS seen; "
              "CREATE VIRTUAL TABLE seen USING cuckoo(capacity=%lld)",
@@ -152,7 +127,7 @@ int main(void) {
            "UNION ALL SELECT i + 1 FROM s WHERE i < %lld) INSERT INTO words "
            "SELECT lower(hex(randomblob(16))) FROM s",
            nText);
-  exec(db, zSql);
+  tl_exec(db, zSql);
   snprintf(zCreateSeen, sizeof(zCreateSeen),
            "DROP TABLE IF EXISTS seen; "
            "CREATE VIRTUAL TABLE seen USING cuckoo(capacity=%lld)",
