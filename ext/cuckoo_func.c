@@ -123,8 +123,7 @@ static void ck_update_error(sqlite3_context *ctx, const char *zFunc, int rc,
   cksql_hasher_init(&hs, f->p.seed);
   if (zWhat == 0) {
     cksql_result_error(ctx, SQLITE_NOMEM, 0);
-  } else if (rc == CF_TOO_MANY &&
-             cksql_item_hash(&hs, pArg, &h) == SQLITE_OK) {
+  } else if (rc == CF_TOO_MANY && cksql_item_hash(&hs, pArg, &h) == SQLITE_OK) {
     /* the item's limit: 2b, or b when its two buckets are one */
     cksql_result_error(ctx, SQLITE_ERROR,
                        cksql_too_many_message(zFunc, &f->p, &h));

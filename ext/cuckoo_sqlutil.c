@@ -390,9 +390,7 @@ void cksql_result_cf_error(sqlite3_context *ctx, const char *zFunc, int rc,
                               "capacity) or cuckoo_new(capacity), or use "
                               "a cuckoo virtual table, which grows");
     break;
-  case CF_TOO_MANY:
-    zMsg = cksql_too_many_message(zFunc, &f->p, 0);
-    break;
+  case CF_TOO_MANY: zMsg = cksql_too_many_message(zFunc, &f->p, 0); break;
   case CF_CORRUPT:
     zMsg = sqlite3_mprintf("%s: argument 1 is not a valid cuckoo filter: "
                            "its item count does not match its contents",

@@ -88,22 +88,22 @@ static char cksd_marker;
 
 typedef struct cksd_cache {
   sqlite3 *db;
-  char *zNames;        /* zDb, zTable, zColumn in one allocation */
-  const char *zDb;     /* NULL: search as SQL does */
+  char *zNames;    /* zDb, zTable, zColumn in one allocation */
+  const char *zDb; /* NULL: search as SQL does */
   const char *zTable;
   const char *zColumn;
   int eNamesConst;     /* 0 unknown, 1 constants, -1 compare each row */
   sqlite3_blob *pBlob; /* open on iRow, or NULL */
   sqlite3_int64 iRow;
-  int bValid;          /* f holds iRow's validated header */
-  int bWhole;          /* aBuf holds the whole BLOB: probe f in memory */
-  int nBlob;           /* bytes of the stored value */
-  uint8_t *aBuf;       /* nAlloc bytes (>= nBlob): the header, then all */
+  int bValid;    /* f holds iRow's validated header */
+  int bWhole;    /* aBuf holds the whole BLOB: probe f in memory */
+  int nBlob;     /* bytes of the stored value */
+  uint8_t *aBuf; /* nAlloc bytes (>= nBlob): the header, then all */
   int nAlloc;
-  cf_filter f;         /* a view of aBuf */
-  cf_filter view;      /* a block view of one 8-bucket region */
-  uint64_t nProbe;     /* direct probes since the header was read */
-  uint64_t nWholeAt;   /* read the whole BLOB at this many probes */
+  cf_filter f;       /* a view of aBuf */
+  cf_filter view;    /* a block view of one 8-bucket region */
+  uint64_t nProbe;   /* direct probes since the header was read */
+  uint64_t nWholeAt; /* read the whole BLOB at this many probes */
 } cksd_cache;
 
 static void cksd_close(cksd_cache *c) {
@@ -132,8 +132,8 @@ static void cksd_error(sqlite3_context *ctx, const cksd_cache *c,
                        sqlite3_int64 iRow, const char *zWhat) {
   char *zWhere = cksd_where(c);
   cksql_result_error(ctx, SQLITE_ERROR,
-                     zWhere ? sqlite3_mprintf("%s: %s at rowid %lld %s", CKSD_FUNC,
-                                              zWhere, iRow, zWhat)
+                     zWhere ? sqlite3_mprintf("%s: %s at rowid %lld %s",
+                                              CKSD_FUNC, zWhere, iRow, zWhat)
                             : 0);
   sqlite3_free(zWhere);
 }
@@ -366,7 +366,8 @@ static int cksd_load_header(sqlite3_context *ctx, cksd_cache *c,
 ** again from the current header). */
 static int cksd_load_whole(cksd_cache *c) {
   int rc = cksd_read(c, c->aBuf, c->nBlob, 0);
-  if (rc == SQLITE_OK && cf_open(&c->f, c->aBuf, (size_t)c->nBlob, 0) != CF_OK) {
+  if (rc == SQLITE_OK &&
+      cf_open(&c->f, c->aBuf, (size_t)c->nBlob, 0) != CF_OK) {
     rc = SQLITE_ABORT;
   }
   if (rc != SQLITE_OK) {
@@ -497,9 +498,9 @@ static cksd_cache *cksd_cache_of(sqlite3_context *ctx, int argc,
 }
 
 /* Every row but the common one (see cksd_contains()). */
-static CUCKOO_NOINLINE void
-cksd_contains_row(sqlite3_context *ctx, int argc, sqlite3_value **argv,
-                  cksd_cache *c) {
+static CUCKOO_NOINLINE void cksd_contains_row(sqlite3_context *ctx, int argc,
+                                              sqlite3_value **argv,
+                                              cksd_cache *c) {
   sqlite3_value *pItem = argv[argc - 1];
   sqlite3_int64 iRow;
   cksql_hasher hasher;
@@ -552,8 +553,8 @@ static void cksd_contains(sqlite3_context *ctx, int argc,
       sqlite3_value_type(argv[argc - 2]) == SQLITE_INTEGER &&
       sqlite3_value_int64(argv[argc - 2]) == c->iRow &&
       sqlite3_value_type(argv[argc - 1]) == SQLITE_INTEGER) {
-    sqlite3_result_int(ctx,
-                       cf_contains_int(&c->f, sqlite3_value_int64(argv[argc - 1])));
+    sqlite3_result_int(
+        ctx, cf_contains_int(&c->f, sqlite3_value_int64(argv[argc - 1])));
     return;
   }
   cksd_contains_row(ctx, argc, argv, c);
@@ -563,8 +564,8 @@ int cuckoo_register_stored(sqlite3 *db) {
   int rc = sqlite3_create_function(db, CKSD_FUNC, 4, SQLITE_UTF8, 0,
                                    cksd_contains, 0, 0);
   if (rc == SQLITE_OK) {
-    rc = sqlite3_create_function(db, CKSD_FUNC, 5, SQLITE_UTF8, 0, cksd_contains,
-                                 0, 0);
+    rc = sqlite3_create_function(db, CKSD_FUNC, 5, SQLITE_UTF8, 0,
+                                 cksd_contains, 0, 0);
   }
   return rc;
 }
