@@ -45,14 +45,19 @@ set -- $line
 pkg=$2 where=$3 companion=$4
 
 # npm pack NAME@VER into build/compat/npm (once), checked against sha256sums;
-# prints the path of the .tgz.
+# prints the path of the .tgz.  The package is packed into a directory of
+# this process's own and renamed into place, so that builds running at
+# the same time (tests/compat/run.sh) never read a half-written file.
 fetch() {
   name=${1%@*} v=${1##*@}
   tgz=$npmdir/$name-$v.tgz
   mkdir -p "$npmdir"
   if [ ! -f "$tgz" ]; then
-    (cd "$npmdir" && npm pack --silent "$1" >/dev/null 2>&1) || {
-      echo "build.sh: npm pack $1 failed" >&2; exit 1; }
+    packdir=$(mktemp -d "$npmdir/pack.XXXXXX") &&
+      (cd "$packdir" && npm pack --silent "$1" >/dev/null 2>&1) &&
+      mv "$packdir/$name-$v.tgz" "$tgz" || {
+        rm -rf "$packdir"; echo "build.sh: npm pack $1 failed" >&2; exit 1; }
+    rm -rf "$packdir"
   fi
   want=$(awk -v f="$name-$v.tgz" '$2 == f {print $1}' "$here/sha256sums")
   got=$(sha256sum "$tgz" | cut -d' ' -f1)

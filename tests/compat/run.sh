@@ -22,8 +22,9 @@
 # --quick (make test-compat) leaves out the two long C tests, model_test
 # and crash_test.
 #
-# Logs: build/compat/log/<version>.log.  COMPAT_JOBS (default 2) versions
-# run at a time.
+# Logs: build/compat/log/<version>.build.log (the build) and
+# build/compat/log/<version>.log (the run).  COMPAT_JOBS (default 2)
+# versions are built, and then run, at a time.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 here=tests/compat
@@ -47,15 +48,18 @@ env_for() { # the environment that puts version $1 in front
 }
 
 # 1. build every version and its C tests (the extension's sources compiled
-# once per version with -DSQLITE_CORE; rebuilt when a source changed)
+# once per version with -DSQLITE_CORE; rebuilt when a source changed),
+# COMPAT_JOBS versions at a time, each into build/compat/log/<v>.build.log
+# (printed, in the order of the versions, once all are built)
 stale() { # stale TARGET SOURCES...: missing or older than a source
   target=$1
   shift
   [ ! -f "$target" ] ||
     [ -n "$(find "$@" -newer "$target" 2>/dev/null | head -1)" ]
 }
-for v in $versions; do
-  sh $here/build.sh "$v" || exit 1
+build_version() {
+  v=$1
+  sh $here/build.sh "$v" || return 1
   d=build/compat/$v
   mkdir -p "$d/tests/obj"
   if stale "$d/tests/libcuckoo.a" ext "$d/include"; then
@@ -63,21 +67,36 @@ for v in $versions; do
     for c in ext/*.c; do
       o=$d/tests/obj/$(basename "$c" .c).o
       $CC $CFLAGS $WARN -DSQLITE_CORE -I"$d/include" -Iext -c -o "$o" "$c" ||
-        exit 1
+        return 1
     done
-    ar rcs "$d/tests/libcuckoo.a" "$d/tests/obj/"*.o || exit 1
+    ar rcs "$d/tests/libcuckoo.a" "$d/tests/obj/"*.o || return 1
   fi
   for t in $SQLCTESTS; do
     stale "$d/tests/$t" "tests/$t.c" "$d/tests/libcuckoo.a" || continue
     $CC $CFLAGS $WARN -DSQLITE_CORE -I"$d/include" -Iext -o "$d/tests/$t" \
       tests/$t.c "$d/tests/libcuckoo.a" -L"$d/lib" -Wl,-rpath,"$top/$d/lib" \
-      -lsqlite3 -lm || exit 1
+      -lsqlite3 -lm || return 1
   done
-  stale "$d/tests/loadver_test" tests/loadver_test.c ||
-    continue
+  stale "$d/tests/loadver_test" tests/loadver_test.c || return 0
   $CC $CFLAGS $WARN -I"$d/include" -o "$d/tests/loadver_test" \
-    tests/loadver_test.c -L"$d/lib" -Wl,-rpath,"$top/$d/lib" -lsqlite3 -ldl ||
+    tests/loadver_test.c -L"$d/lib" -Wl,-rpath,"$top/$d/lib" -lsqlite3 -ldl
+}
+jobs=${COMPAT_JOBS:-2}
+i=0
+for v in $versions; do
+  rm -f "build/compat/log/$v.build.rc"
+  { build_version "$v"; echo $? > "build/compat/log/$v.build.rc"; } \
+    > "build/compat/log/$v.build.log" 2>&1 &
+  i=$((i + 1))
+  [ $((i % jobs)) = 0 ] && wait
+done
+wait
+for v in $versions; do
+  cat "build/compat/log/$v.build.log"
+  [ "$(cat "build/compat/log/$v.build.rc" 2>/dev/null)" = 0 ] || {
+    echo "SQLite $v: the build failed (build/compat/log/$v.build.log)"
     exit 1
+  }
 done
 
 # 2. every version writes its database
@@ -111,7 +130,6 @@ puts [db one {SELECT sqlite_version()}]' | env $(env_for "$v") tclsh)
     env $(env_for "$v") tclsh "$top/$here/travel.tcl" check $dbs
   ) >"$log" 2>&1
 }
-jobs=${COMPAT_JOBS:-2}
 i=0
 for v in $versions; do
   echo "== SQLite $v: shell and Tcl interface from $(sed -n 's/^shell.c and tclsqlite3.c: //p' build/compat/$v/SOURCES)"
