@@ -63,6 +63,6 @@ build/cross/blob_tool: tests/cross/blob_tool.c $(EXTSRC) $(EXTHDR)
 ## cross: core_test and BLOB round trips on s390x and aarch64 under qemu (part of make test)
 cross:
 	@sh tests/deps.sh $(CROSS_PKGS)
-	@$(MAKE) --no-print-directory build/cross/blob_tool \
+	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) build/cross/blob_tool \
 	  $(foreach a,$(CROSS_ARCHES),build/cross/$(a)/core_test build/cross/$(a)/blob_tool)
 	@sh tests/cross/run.sh $(CROSS_SCALE) $(CROSS_ARCHES)
