@@ -10,7 +10,12 @@
 # Every tests/*.test file runs in its own tclsh process (a crash fails
 # that file, it does not stop the run); each C test binary named on the
 # command line runs too.  CUCKOO_JOBS of them run at once (default: the
-# number of CPUs; CUCKOO_JOBS=1 runs them one after the other).  Each
+# number of CPUs; CUCKOO_JOBS=1 runs them one after the other), the
+# longest first: each one's CPU seconds are kept in build/run-times.txt
+# (at the top of the tree, whatever the current directory) and the next
+# run starts them in decreasing order of those, so that a long one does
+# not start last and run alone at the end; one never timed there starts
+# before them all, the C programs before the files.  Each
 # must end its output with a line "...: N passed, N failed" (or
 # "N passed, N failed").  Each is reported with its wall time and its CPU
 # seconds (user+sys, from the shell's `times` after it ends), and the run
@@ -93,6 +98,7 @@ proc report {label out rc ms} {
       if {[string match "- * skipped *" $line]} { puts $line }
     }
   }
+  set ::took($label) [expr {$cpu >= 0 ? $cpu : $ms / 1000.0}]
   set skip [expr {$ns ? [format " %4d skipped" $ns] : ""}]
   set cpus [expr {$cpu >= 0 ? [format "  %6.1fs cpu" $cpu] : ""}]
   puts [format "%-28s %6d passed %4d failed%s  %6.1fs%s" $label $np $nf $skip \
@@ -145,17 +151,64 @@ proc start_next {} {
   if {$running == 0 && ![llength $queue]} { set ::alldone 1 }
 }
 
+# build/run-times.txt: one line "label seconds" per file or program, the
+# CPU seconds of the last run that ran it.  Read as a dict; a line that
+# is not of that form is ignored.
+set timesFile [file join [file dirname $testdir] build run-times.txt]
+proc read_times {} {
+  set times [dict create]
+  if {[catch {open $::timesFile r} fh]} { return $times }
+  foreach line [split [read $fh] \n] {
+    if {[regexp {^(\S+) ([0-9]+(?:\.[0-9]*)?)$} $line -> label secs]} {
+      dict set times $label $secs
+    }
+  }
+  close $fh
+  return $times
+}
+
+# This run's seconds replace those of the same names; the file is written
+# beside and renamed into place (runs of tests/compat/run.sh end at the
+# same time).
+proc write_times {} {
+  set times [read_times]
+  foreach label [array names ::took] {
+    dict set times $label [format %.1f $::took($label)]
+  }
+  file mkdir [file dirname $::timesFile]
+  set tmp $::timesFile.[pid]
+  set fh [open $tmp w]
+  foreach label [lsort [dict keys $times]] {
+    puts $fh "$label [dict get $times $label]"
+  }
+  close $fh
+  file rename -force $tmp $::timesFile
+}
+
+set jobList {}
+foreach c $ctests {
+  lappend jobList [list [file tail $c] [list $c]]
+}
 if {!$onlyC} {
   foreach f [lsort [glob -nocomplain -directory $testdir *.test]] {
-    lappend queue [file tail $f] [list [info nameofexecutable] $f]
+    lappend jobList [list [file tail $f] [list [info nameofexecutable] $f]]
   }
 }
-foreach c $ctests {
-  lappend queue [file tail $c] [list $c]
+set times [read_times]
+set keyed {}
+foreach j $jobList {
+  set label [lindex $j 0]
+  set secs [expr {[dict exists $times $label] ? [dict get $times $label] : 1e9}]
+  lappend keyed [list $secs {*}$j]
+}
+# lsort is stable: the never timed keep the order above
+foreach j [lsort -real -decreasing -index 0 $keyed] {
+  lappend queue [lindex $j 1] [lindex $j 2]
 }
 set t_start [clock milliseconds]
 start_next
 if {$running} { vwait ::alldone }
+if {[catch write_times err]} { puts "run.tcl: $::timesFile not written: $err" }
 if {[llength $failed]} { puts "failed: $failed" }
 if {$total_skip} { puts "$total_skip skipped (tests of features this SQLite lacks)" }
 puts [format "cpu: %.1fs user+sys in all, %.1fs wall (%d at a time)" $total_cpu \
