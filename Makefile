@@ -202,17 +202,18 @@ test-long: deps build/model_test build/crash_test
 	     --dir build/crash-long"
 
 # The sanitized extension runs inside the stock tclsh, so the ASan
-# runtime is preloaded; leak checking is left to the C tests (tclsh
-# itself does not free everything at exit).
+# runtime is preloaded there (--tcl-env: into the *.test files' tclsh
+# only); leak checking is left to the C tests (tclsh itself does not free
+# everything at exit).  The files and the C tests run in one run.tcl, so
+# that the longest of each kind run side by side.
 ## asan: the suite again, extension and C tests built with -fsanitize=address,undefined
 asan: deps
 	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) build/asan/cuckoo.so $(ATESTS)
-	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
-	  tclsh tests/run.tcl --ext ./build/asan/cuckoo.so --sanitized
-	ASAN_OPTIONS=detect_leaks=1 tclsh tests/run.tcl --sanitized --only-c \
-	  --ext ./build/asan/cuckoo.so $(ATESTS)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  tclsh tests/run.tcl --ext ./build/asan/cuckoo.so --sanitized \
+	  --tcl-env ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+	  --tcl-env LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
+	  $(ATESTS)
 
 ## demo: build ./cuckoo.so and run sql/demo.sql in the sqlite3 shell
 demo: build-deps cuckoo.so

@@ -1,7 +1,13 @@
 # run.tcl: run the whole suite and print one closing line
 # "N passed, N failed" (exit status 1 on any failure).
 #
-#   tclsh tests/run.tcl [--ext PATH] [--sanitized] [--only-c] [C-TESTS...]
+#   tclsh tests/run.tcl [--ext PATH] [--sanitized] [--only-c]
+#                       [--tcl-env NAME=VALUE]... [C-TESTS...]
+#
+# --tcl-env sets NAME in the environment of the *.test files' tclsh only,
+# not in the C programs' (make asan: the sanitizer's runtime preloaded
+# into the stock tclsh, and leak checking off there, where the C programs
+# check their leaks).
 #
 # A file that skips tests a feature of a newer SQLite needs ends with
 # "...: N passed, N failed, N skipped"; the skips are listed and counted
@@ -26,12 +32,14 @@ set testdir [file dirname [file normalize [info script]]]
 set ext [file join [file dirname $testdir] cuckoo.so]
 set ctests {}
 set onlyC 0
+set tclEnv {}
 set sanitized 0
 for {set i 0} {$i < [llength $argv]} {incr i} {
   set a [lindex $argv $i]
   switch -- $a {
     --ext { incr i; set ext [lindex $argv $i] }
     --only-c { set onlyC 1 }
+    --tcl-env { incr i; lappend tclEnv [lindex $argv $i] }
     --sanitized { set sanitized 1 }
     default { lappend ctests $a }
   }
@@ -191,7 +199,8 @@ foreach c $ctests {
 }
 if {!$onlyC} {
   foreach f [lsort [glob -nocomplain -directory $testdir *.test]] {
-    lappend jobList [list [file tail $f] [list [info nameofexecutable] $f]]
+    lappend jobList [list [file tail $f] \
+        [list env {*}$tclEnv [info nameofexecutable] $f]]
   }
 }
 set times [read_times]
