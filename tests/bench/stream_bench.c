@@ -101,7 +101,6 @@ typedef struct result {
 static void run(const char *zCreate, int bWal, int nItems, result *r) {
   sqlite3 *db = 0;
   sqlite3_stmt *s = 0;
-  char *zErr = 0;
   char z[33];
   long long w0;
   double t0, c0;
