@@ -916,6 +916,7 @@ int ckst_savepoint(ckstore *p) {
     p->zSticky = sqlite3_mprintf("%s", p->zErr ? p->zErr : sqlite3_errstr(rc));
     if (p->zSticky == 0) return SQLITE_NOMEM;
     p->rcSticky = rc;
+    sqlite3_free(ckst_take_error(p)); /* kept in zSticky, not reported now */
     rc = SQLITE_OK;
   }
   return rc;

@@ -244,6 +244,7 @@ static int ckvtDisconnect(sqlite3_vtab *pVtab) {
     pp = &(*pp)->pNext;
   if (*pp) *pp = pTab->pNext;
   ckst_free(pTab->pStore);
+  sqlite3_free(pTab->base.zErrMsg); /* (a message SQLite did not take) */
   sqlite3_free(pTab);
   return SQLITE_OK;
 }
