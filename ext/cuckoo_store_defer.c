@@ -239,7 +239,7 @@ static void ckst_copies_batch(ckst_level *pL, const uint8_t *aCopies,
                               size_t n) {
   uint32_t m = pL->nCopyMax;
   size_t x;
-  if (m == CKST_COPIES_UNKNOWN) return;
+  assert(m != CKST_COPIES_UNKNOWN); /* (not counted then) */
   for (x = 0; x < n; x++) {
     if (aCopies[x] > m) m = aCopies[x];
   }
@@ -286,6 +286,7 @@ static int ckst_drain_batch(ckstore *p, uint32_t *pi) {
       if (e > j) {
         uint64_t m = e - j;
         size_t nDone;
+        uint8_t *pCopies; /* counted only for a bound that is kept */
         if (p->growth) {
           uint64_t nRoom =
               pL->p.capacity > pL->nCount ? pL->p.capacity - pL->nCount : 0;
@@ -296,11 +297,12 @@ static int ckst_drain_batch(ckstore *p, uint32_t *pi) {
           i += j;
           goto done;
         }
+        pCopies = pL->nCopyMax == CKST_COPIES_UNKNOWN ? 0 : aCopies;
         nDone = m ? cf_insert_batch_copies(&pL->img, p->defer.aHash + i + j,
-                                           m, 0, aCopies)
+                                           m, 0, pCopies)
                   : 0;
         if (nDone > 0) {
-          ckst_copies_batch(pL, aCopies, nDone);
+          if (pCopies) ckst_copies_batch(pL, pCopies, nDone);
           pL->nCount += nDone;
           pL->bCountDirty = 1;
           ckst_log_add_n(p, iLast, p->defer.aHash + i + j, nDone);
