@@ -221,9 +221,11 @@ asan: deps
 demo: build-deps cuckoo.so
 	sqlite3 :memory: < sql/demo.sql
 
-# libFuzzer targets (clang): `fuzz` runs each for FUZZ_SECONDS,
-# `test-fuzz` for FUZZ_SHORT (part of `make test`).
-## fuzz: each libFuzzer target of tests/fuzz for FUZZ_SECONDS s
+# libFuzzer targets (clang): `fuzz` runs the fast build (UBSan, no ASan)
+# of each for FUZZ_SECONDS and replays the corpus it grew with the ASan
+# build; `test-fuzz` runs the ASan build for FUZZ_SHORT (part of `make
+# test`).  See tests/fuzz/Makefile (FUZZ_RUNS, FUZZ_TARGETS).
+## fuzz: each libFuzzer target (fast build) for FUZZ_SECONDS s, then an ASan replay of its corpus
 fuzz: deps
 	$(MAKE) -C tests/fuzz run
 
