@@ -80,13 +80,26 @@ CF_INLINE size_t cf_batch(cf_filter *pF, const uint64_t *aHash, size_t n,
         if (op == CF_OP_HAS) {
           x = cf_has_m(&F, mode, q->i1[r], q->i2[r], q->fp[r]);
         } else if (op == CF_OP_PUT) {
+          /* cf_insert_batch_copies: the item's copies once placed.  Only
+          ** its own fingerprint in its own buckets counts, and the other
+          ** bucket of a fingerprint is fixed by bucket and fingerprint
+          ** (rule 2), so no displacement moves a copy in or out: an item
+          ** whose fingerprint is in neither bucket before has exactly 1
+          ** after (nearly every item); only the others are counted. */
+          int bHad = aOut && cf_has_w(&F, mode, q->i1[r], q->i2[r], q->fp[r]);
           rc = cf_place(&F, q->i1[r], q->i2[r], q->fp[r]);
           if (rc != CF_OK) goto done;
           if (aOut) {
-            /* cf_insert_batch_copies: the item's copies once placed, read
-            ** while its buckets are still in the nearest caches */
-            unsigned c = cf_count_in(&F, q->i1[r], q->fp[r]);
-            if (q->i2[r] != q->i1[r]) c += cf_count_in(&F, q->i2[r], q->fp[r]);
+            unsigned c = 1;
+            if (bHad) {
+              c = cf_count_in(&F, q->i1[r], q->fp[r]);
+              if (q->i2[r] != q->i1[r])
+                c += cf_count_in(&F, q->i2[r], q->fp[r]);
+            }
+            assert(c == cf_count_in(&F, q->i1[r], q->fp[r]) +
+                            (q->i2[r] != q->i1[r]
+                                 ? cf_count_in(&F, q->i2[r], q->fp[r])
+                                 : 0));
             aOut[base + r] = (uint8_t)c;
           }
           nDone++;

@@ -230,11 +230,15 @@ int ckst_drain(ckstore *p) {
 */
 #define CKST_CHUNK 1024
 
-/* After a batch placed n items on the newest level: its bound on the
-** copies of one item (ckst_level.nCopyMax) takes theirs, aCopies[x] for
-** item x, counted by the batch as it placed each (a later copy of the
-** same fingerprint in the same buckets counts them again; no removal in
-** a batch, and a displacement keeps a fingerprint in its two buckets). */
+/* After a batch in a transaction placed n items on the newest level: its
+** bound on the copies of one item (ckst_level.nCopyMax) takes theirs,
+** aCopies[x] for item x, counted by the batch as it placed each (a later
+** copy of the same fingerprint in the same buckets counts them again; no
+** removal in a batch, and a displacement keeps a fingerprint in its two
+** buckets).  Outside a transaction the batch does not count (it reads
+** both buckets of every item, where placing reads one): the bound becomes
+** unknown, and the next transaction that needs it scans the level's
+** image once (ckst_txn_check). */
 static void ckst_copies_batch(ckst_level *pL, const uint8_t *aCopies,
                               size_t n) {
   uint32_t m = pL->nCopyMax;
@@ -252,6 +256,9 @@ static int ckst_drain_batch(ckstore *p, uint32_t *pi) {
   int iMarked = -1, rc = SQLITE_OK;
   signed char aLvl[CKST_CHUNK];
   uint8_t aFound[CKST_CHUNK], aCopies[CKST_CHUNK];
+  /* the bound on copies is kept in a transaction, whose rows read it;
+  ** outside one it becomes unknown (see ckst_level.nCopyMax) */
+  int bCount = !sqlite3_get_autocommit(p->db);
   while (i < n) {
     int nLevel = p->nLevel, iLast = nLevel - 1, k;
     ckst_level *pL = &p->aLevel[iLast];
@@ -297,12 +304,16 @@ static int ckst_drain_batch(ckstore *p, uint32_t *pi) {
           i += j;
           goto done;
         }
-        pCopies = pL->nCopyMax == CKST_COPIES_UNKNOWN ? 0 : aCopies;
+        pCopies = bCount && pL->nCopyMax != CKST_COPIES_UNKNOWN ? aCopies : 0;
         nDone = m ? cf_insert_batch_copies(&pL->img, p->defer.aHash + i + j,
                                            m, 0, pCopies)
                   : 0;
         if (nDone > 0) {
-          if (pCopies) ckst_copies_batch(pL, pCopies, nDone);
+          if (pCopies) {
+            ckst_copies_batch(pL, pCopies, nDone);
+          } else {
+            pL->nCopyMax = CKST_COPIES_UNKNOWN;
+          }
           pL->nCount += nDone;
           pL->bCountDirty = 1;
           ckst_log_add_n(p, iLast, p->defer.aHash + i + j, nDone);
@@ -327,7 +338,7 @@ done:
   return rc;
 }
 
-static int ckst_drain_pending(ckstore *p) {
+static CUCKOO_NOINLINE int ckst_drain_pending(ckstore *p) {
   uint32_t i = 0, n = p->defer.n;
   unsigned nDiscard = p->defer.nDiscard;
   int rc;
@@ -588,7 +599,7 @@ static int ckst_insert_hot(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
 */
 static int ckst_txn_check(ckstore *p, uint64_t hash, uint64_t key,
                           int *pbHot) {
-  const ckst_level *pL = &p->aLevel[p->nLevel - 1];
+  ckst_level *pL = &p->aLevel[p->nLevel - 1];
   int iLast = p->nLevel - 1, rc;
   cf_key k;
   uint32_t i2, n = 0, j, nLimit;
@@ -602,6 +613,10 @@ static int ckst_txn_check(ckstore *p, uint64_t hash, uint64_t key,
   }
   *pbHot = rc;
   if (rc || pL->nCount == 0) return SQLITE_OK; /* (none stored) */
+  if (pL->nCopyMax == CKST_COPIES_UNKNOWN && pL->aImg) {
+    /* unknown since a bulk insert outside a transaction: one scan */
+    pL->nCopyMax = ckst_copies_scan(pL);
+  }
   if (pL->nCopyMax < pL->p.bucket_size) {
     /* below any item's limit (b or 2b): nothing to read, no key needed */
 #ifndef NDEBUG
@@ -649,24 +664,21 @@ static int ckst_txn_check(ckstore *p, uint64_t hash, uint64_t key,
 ** cksql_describe_value(), 4 bytes each at most. */
 #define CKST_TEXT_KEPT 160
 
-int ckst_insert_later(ckstore *p, sqlite3_value *pItem, int mFlags,
-                      uint64_t *pHash) {
+/* ckst_insert_later() for every row but the short one it records
+** itself: eType is the item's type, and an INTEGER item's value and hash
+** are given. */
+static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
+                                      int eType, int mFlags,
+                                      sqlite3_int64 iv, uint64_t hash,
+                                      uint64_t *pHash) {
   ckst_defer *d = &p->defer;
-  int eType, rc, where = 0;
-  uint64_t hash, key = 0;
-  sqlite3_int64 iv = 0; /* an INTEGER item's value */
+  int rc, where = 0;
+  uint64_t key = 0;
   uint32_t nText = 0;
   const unsigned char *zText = 0;
   ckst_pend *e;
-  if (!p->bLoaded) return -1;
-  eType = sqlite3_value_type(pItem);
-  if (eType == SQLITE_INTEGER) {
-    /* the bulk load's item: read once, hashed inline */
-    iv = sqlite3_value_int64(pItem);
-    hash = cksql_hash_int(&p->hasher, iv);
-  } else if (eType == SQLITE_NULL) {
-    return -1;
-  } else {
+  if (eType == SQLITE_NULL) return -1;
+  if (eType != SQLITE_INTEGER) { /* (an INTEGER is hashed by the caller) */
     rc = cksql_item_hash(&p->hasher, pItem, &hash);
     if (rc != SQLITE_OK) return rc;
     if (eType == SQLITE_TEXT) {
@@ -725,6 +737,36 @@ int ckst_insert_later(ckstore *p, sqlite3_value *pItem, int mFlags,
     d->nText += nText;
   }
   return where == 2 ? SQLITE_DONE : SQLITE_OK;
+}
+
+int ckst_insert_later(ckstore *p, sqlite3_value *pItem, int mFlags,
+                      uint64_t *pHash) {
+  ckst_defer *d = &p->defer;
+  int eType;
+  sqlite3_int64 iv = 0;
+  uint64_t hash = 0;
+  if (!p->bLoaded) return -1;
+  eType = sqlite3_value_type(pItem);
+  if (eType == SQLITE_INTEGER) {
+    /* the bulk load's item: read once, hashed inline */
+    iv = sqlite3_value_int64(pItem);
+    hash = cksql_hash_int(&p->hasher, iv);
+    if (mFlags == 0 && d->n > 0 && d->n < d->nAlloc) {
+      /* An autocommit row with room: ckst_record()'s record, with
+      ** nothing to check (the first pending item marked the statement;
+      ** an autocommit row has no key, so it clears bSeenAll) and nothing
+      ** kept but its value.  The bulk load's row, kept short. */
+      ckst_pend *e = &d->aVal[d->n];
+      *pHash = hash;
+      d->aHash[d->n++] = hash;
+      d->bSeenAll = 0;
+      e->eType = SQLITE_INTEGER;
+      e->bIfAbsent = 0;
+      e->v.i = iv;
+      return SQLITE_OK;
+    }
+  }
+  return ckst_record(p, pItem, eType, mFlags, iv, hash, pHash);
 }
 
 void ckst_defer_discard(ckstore *p, int bRollback) {

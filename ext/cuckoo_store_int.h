@@ -98,13 +98,14 @@ typedef struct ckst_level {
   ** copies" only where its pair holds 2b of them, or b where its two
   ** buckets are one), or CKST_COPIES_UNKNOWN.  0 for a level made empty
   ** in memory (a new table, growth); unknown for a level loaded from its
-  ** row or imported, until its image is built (ckst_level_image scans it:
-  ** twice the most copies of one fingerprint in a bucket).  Every insert
-  ** into the level raises it to its item's copies once placed (counted in
-  ** the item's two buckets, which the insert just read); a removal or a
-  ** displacement (a fingerprint moves within its pair) cannot raise a
-  ** pair's count.  ckst_txn_check() skips the read of a row's buckets
-  ** while it is below the item's limit. */
+  ** row or imported, and after a bulk insert outside a transaction,
+  ** until a scan of its image (ckst_copies_scan: twice the most copies of
+  ** one fingerprint in a bucket) when the image is built or a transaction
+  ** needs it.  Every other insert into the level raises it to its item's
+  ** copies once placed (counted in the item's two buckets, which the
+  ** insert just read); a removal or a displacement (a fingerprint moves
+  ** within its pair) cannot raise a pair's count.  ckst_txn_check() skips
+  ** the read of a row's buckets while it is below the item's limit. */
   uint32_t nCopyMax;
 } ckst_level;
 #define CKST_COPIES_UNKNOWN 0xffffffffu
@@ -347,6 +348,7 @@ CUCKOO_PRIVATE int ckst_cache_reserve_n(ckstore *p, uint64_t n);
 CUCKOO_PRIVATE void ckst_cache_clear(ckstore *p);
 CUCKOO_PRIVATE int ckst_mark_dirty(ckstore *p, ckst_block *b);
 CUCKOO_PRIVATE int ckst_level_image(ckstore *p, int iLevel);
+CUCKOO_PRIVATE uint32_t ckst_copies_scan(const ckst_level *pL);
 CUCKOO_PRIVATE void ckst_level_blocks(ckst_level *pL, uint32_t nPer);
 CUCKOO_PRIVATE int ckst_append_level(ckstore *p, const cf_params *pp,
                                      const uint8_t *aTable, uint64_t nTable,

@@ -166,13 +166,14 @@ int ckst_mark_dirty(ckstore *p, ckst_block *b) {
 ** allocation that fails, gets no image: that is no error (the blocks work
 ** one by one as before).  On an error nothing changes.
 */
-/* The bound on the copies of one item of a level whose image was just
-** built (ckst_level.nCopyMax): a pair of buckets holds at most twice the
+/* The bound on the copies of one item of a level with an image
+** (ckst_level.nCopyMax), when it is unknown: a pair of buckets holds at most twice the
 ** most copies of one fingerprint in one bucket (up to 2b: the scan stops
 ** at a bucket full of one fingerprint). */
-static uint32_t ckst_copies_scan(const ckst_level *pL) {
+uint32_t ckst_copies_scan(const ckst_level *pL) {
   uint32_t fps[CF_MAX_BUCKET_SIZE], b = pL->p.bucket_size, m = 0, x, y;
   uint64_t j;
+  assert(pL->aImg);
   for (j = 0; j < pL->p.nbuckets && m < b; j++) {
     cf_bucket_get(&pL->img, (uint32_t)j, fps);
     for (x = 0; x + m < b; x++) {
