@@ -34,6 +34,7 @@
 #define CF_OP_HAS 0
 #define CF_OP_PUT 1
 #define CF_OP_DEL 2
+#define CF_OP_PUTC 3 /* CF_OP_PUT that counts copies (aOut) */
 
 typedef struct cf_keygroup {
   uint32_t i1[CF_GROUP], i2[CF_GROUP], fp[CF_GROUP];
@@ -79,17 +80,19 @@ CF_INLINE size_t cf_batch(cf_filter *pF, const uint64_t *aHash, size_t n,
         int x;
         if (op == CF_OP_HAS) {
           x = cf_has_m(&F, mode, q->i1[r], q->i2[r], q->fp[r]);
-        } else if (op == CF_OP_PUT) {
-          /* cf_insert_batch_copies: the item's copies once placed.  Only
-          ** its own fingerprint in its own buckets counts, and the other
-          ** bucket of a fingerprint is fixed by bucket and fingerprint
-          ** (rule 2), so no displacement moves a copy in or out: an item
-          ** whose fingerprint is in neither bucket before has exactly 1
-          ** after (nearly every item); only the others are counted. */
-          int bHad = aOut && cf_has_w(&F, mode, q->i1[r], q->i2[r], q->fp[r]);
+        } else if (op == CF_OP_PUT || op == CF_OP_PUTC) {
+          /* CF_OP_PUTC (cf_insert_batch_copies): the item's copies once
+          ** placed.  Only its own fingerprint in its own buckets counts,
+          ** and the other bucket of a fingerprint is fixed by bucket and
+          ** fingerprint (rule 2), so no displacement moves a copy in or
+          ** out: an item whose fingerprint is in neither bucket before has
+          ** exactly 1 after (nearly every item); only the others are
+          ** counted. */
+          int bHad = op == CF_OP_PUTC &&
+                     cf_has_w(&F, mode, q->i1[r], q->i2[r], q->fp[r]);
           rc = cf_place(&F, q->i1[r], q->i2[r], q->fp[r]);
           if (rc != CF_OK) goto done;
-          if (aOut) {
+          if (op == CF_OP_PUTC) {
             unsigned c = 1;
             if (bHad) {
               c = cf_count_in(&F, q->i1[r], q->fp[r]);
@@ -138,6 +141,8 @@ CF_BATCH_FN(cf_has_wide_pf, CF_OP_HAS, CF_MODE_WIDE, 1)
 CF_BATCH_FN(cf_has_bits_n, CF_OP_HAS, CF_MODE_BITS, 0)
 CF_BATCH_FN(cf_put_n, CF_OP_PUT, CF_MODE_ANY, 0)
 CF_BATCH_FN(cf_put_pf, CF_OP_PUT, CF_MODE_ANY, 1)
+CF_BATCH_FN(cf_putc_n, CF_OP_PUTC, CF_MODE_ANY, 0)
+CF_BATCH_FN(cf_putc_pf, CF_OP_PUTC, CF_MODE_ANY, 1)
 CF_BATCH_FN(cf_del_n, CF_OP_DEL, CF_MODE_ANY, 0)
 CF_BATCH_FN(cf_del_pf, CF_OP_DEL, CF_MODE_ANY, 1)
 #undef CF_BATCH_FN
@@ -483,10 +488,11 @@ size_t cf_insert_batch(cf_filter *f, const uint64_t *aHash, size_t n,
 
 size_t cf_insert_batch_copies(cf_filter *f, const uint64_t *aHash, size_t n,
                               int *pRc, uint8_t *aCopies) {
+  if (aCopies == 0) return cf_insert_batch(f, aHash, n, pRc);
   if (f->table_size >= CF_PREFETCH_MIN) {
-    return cf_put_pf(f, aHash, n, aCopies, pRc, cf_keys_best());
+    return cf_putc_pf(f, aHash, n, aCopies, pRc, cf_keys_best());
   }
-  return cf_put_n(f, aHash, n, aCopies, pRc, cf_keys_best());
+  return cf_putc_n(f, aHash, n, aCopies, pRc, cf_keys_best());
 }
 
 size_t cf_remove_batch(cf_filter *f, const uint64_t *aHash, size_t n,

@@ -237,7 +237,8 @@ CUCKOO_PRIVATE size_t cf_insert_batch(cf_filter *f, const uint64_t *aHash,
 ** of item i's fingerprint in its two buckets just after it was placed
 ** (cf_copies() then; at most 2b), read while they are in the cache.  A
 ** displacement keeps a fingerprint within its two buckets, so only later
-** copies of the same fingerprint and buckets raise that count. */
+** copies of the same fingerprint and buckets raise that count.  aCopies
+** NULL: cf_insert_batch. */
 CUCKOO_PRIVATE size_t cf_insert_batch_copies(cf_filter *f,
                                              const uint64_t *aHash, size_t n,
                                              int *pRc, uint8_t *aCopies);

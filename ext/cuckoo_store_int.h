@@ -99,9 +99,9 @@ typedef struct ckst_level {
   ** buckets are one), or CKST_COPIES_UNKNOWN.  0 for a level made empty
   ** in memory (a new table, growth); unknown for a level loaded from its
   ** row or imported, and after a bulk insert outside a transaction,
-  ** until a scan of its image (ckst_copies_scan: twice the most copies of
-  ** one fingerprint in a bucket) when the image is built or a transaction
-  ** needs it.  Every other insert into the level raises it to its item's
+  ** until a transaction needs it and scans the level's image
+  ** (ckst_copies_scan: twice the most copies of one fingerprint in a
+  ** bucket).  Every other insert into the level raises it to its item's
   ** copies once placed (counted in the item's two buckets, which the
   ** insert just read); a removal or a displacement (a fingerprint moves
   ** within its pair) cannot raise a pair's count.  ckst_txn_check() skips

@@ -265,8 +265,7 @@ int ckst_level_image(ckstore *p, int iLevel) {
   }
   sqlite3_free(aHave);
   p->nCacheBytes += nAll;
-  pL->aImg = aImg;
-  if (pL->nCopyMax == CKST_COPIES_UNKNOWN) pL->nCopyMax = ckst_copies_scan(pL);
+  pL->aImg = aImg; /* (an unknown bound is scanned when needed) */
   return SQLITE_OK;
 }
 
