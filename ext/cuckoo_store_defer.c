@@ -109,6 +109,19 @@ static uint32_t ckst_seen_bit(uint64_t key) {
 }
 static uint64_t ckst_last_key(const ckstore *p, uint64_t hash);
 
+/* The key of pending item i: kept since it was recorded, while every
+** pending item's is (bKeyOf; bSeenAll is cleared by a row recorded
+** without one), else computed. */
+static uint64_t ckst_pend_key(const ckstore *p, uint32_t i) {
+  const ckst_defer *d = &p->defer;
+  assert(i < d->n);
+  if (d->bKeyOf && d->bSeenAll) {
+    assert(d->aKeyOf[i] == ckst_last_key(p, d->aHash[i]));
+    return d->aKeyOf[i];
+  }
+  return ckst_last_key(p, d->aHash[i]);
+}
+
 /* Allocate aSeen (all bits clear) if needed: SQLITE_OK or SQLITE_NOMEM. */
 static int ckst_seen_ready(ckst_defer *d) {
   if (d->aSeen == 0) {
@@ -143,7 +156,7 @@ static void ckst_seen_mark(ckstore *p, uint32_t i0, int bSet) {
     return;
   }
   for (i = i0; i < d->n; i++) {
-    uint32_t b = ckst_seen_bit(ckst_last_key(p, d->aHash[i]));
+    uint32_t b = ckst_seen_bit(ckst_pend_key(p, i));
     if (bSet) {
       d->aSeen[b >> 6] |= (uint64_t)1 << (b & 63);
     } else {
@@ -371,6 +384,7 @@ static CUCKOO_NOINLINE int ckst_drain_pending(ckstore *p) {
     memmove(p->defer.aVal, p->defer.aVal + i, sizeof(ckst_pend) * (n - i));
   }
   p->defer.n = n - i;
+  p->defer.bKeyOf = 0; /* (a growth changes the keys of those left) */
   ckst_seen_mark(p, 0, 1);
   p->defer.bSeenAll = p->defer.n == 0 || p->defer.aSeen != 0;
   ckst_keys_forget(&p->defer);
@@ -482,13 +496,13 @@ static int ckst_keys_ready(ckstore *p) {
     uint64_t aAhead[CKST_KEYS_AHEAD];
     uint32_t n = d->n;
     for (i = d->nKeyed; i < n && i < d->nKeyed + CKST_KEYS_AHEAD; i++) {
-      aAhead[i % CKST_KEYS_AHEAD] = ckst_last_key(p, d->aHash[i]);
+      aAhead[i % CKST_KEYS_AHEAD] = ckst_pend_key(p, i);
       CF_PREFETCH_W(&d->aKey[ckst_key_slot(d, aAhead[i % CKST_KEYS_AHEAD])]);
     }
     for (i = d->nKeyed; i < n; i++) {
       uint64_t key = aAhead[i % CKST_KEYS_AHEAD];
       if (i + CKST_KEYS_AHEAD < n) {
-        uint64_t a = ckst_last_key(p, d->aHash[i + CKST_KEYS_AHEAD]);
+        uint64_t a = ckst_pend_key(p, i + CKST_KEYS_AHEAD);
         aAhead[i % CKST_KEYS_AHEAD] = a;
         CF_PREFETCH_W(&d->aKey[ckst_key_slot(d, a)]);
       }
@@ -552,6 +566,9 @@ static int ckst_pend_room(ckstore *p, uint32_t nText) {
     aNewHash = sqlite3_realloc64(d->aHash, sizeof(uint64_t) * (uint64_t)nNew);
     if (aNewHash == 0) return SQLITE_NOMEM;
     d->aHash = aNewHash; /* (the arrays' size is nAlloc) */
+    aNewHash = sqlite3_realloc64(d->aKeyOf, sizeof(uint64_t) * (uint64_t)nNew);
+    if (aNewHash == 0) return SQLITE_NOMEM;
+    d->aKeyOf = aNewHash;
     aNew = sqlite3_realloc64(d->aVal, sizeof(ckst_pend) * (uint64_t)nNew);
     if (aNew == 0) return SQLITE_NOMEM;
     d->aVal = aNew;
@@ -716,6 +733,8 @@ static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
   }
   rc = ckst_pend_room(p, nText);
   if (rc != 0) return rc == 1 ? -1 : rc; /* at a bound: placed at once */
+  if (d->n == 0) d->bKeyOf = key != 0;
+  if (d->bKeyOf) d->aKeyOf[d->n] = key;
   d->aHash[d->n] = hash;
   if (key) {
     uint32_t b = ckst_seen_bit(key);
@@ -801,6 +820,7 @@ void ckst_defer_free(ckstore *p) {
   sqlite3_free(p->defer.aText);
   sqlite3_free(p->defer.aVal);
   sqlite3_free(p->defer.aHash);
+  sqlite3_free(p->defer.aKeyOf);
   memset(&p->defer, 0, sizeof(p->defer));
   p->defer.iItem = -1;
   p->defer.bSeenAll = 1;

@@ -132,7 +132,11 @@ typedef struct ckst_pend {
 typedef struct ckst_defer {
   uint64_t *aHash; /* their hashes */
   ckst_pend *aVal; /* and their values, to name them in messages */
+  uint64_t *aKeyOf; /* and their keys on the newest level (see below),
+                    ** while bKeyOf: every pending item was recorded with
+                    ** its key (a transaction's row, an OR IGNORE row) */
   uint32_t n, nAlloc;
+  int bKeyOf;
   char *aText; /* the TEXT items' first bytes (CKST_PEND_TEXT_MAX at most) */
   uint32_t nText, nTextAlloc;
   uint64_t nSafe; /* in a transaction: items that may be pending (ckst_safe) */
