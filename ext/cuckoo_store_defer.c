@@ -248,10 +248,10 @@ int ckst_drain(ckstore *p) {
 ** aCopies[x] for item x, counted by the batch as it placed each (a later
 ** copy of the same fingerprint in the same buckets counts them again; no
 ** removal in a batch, and a displacement keeps a fingerprint in its two
-** buckets).  Outside a transaction the batch does not count (it reads
-** both buckets of every item, where placing reads one): the bound becomes
-** unknown, and the next transaction that needs it scans the level's
-** image once (ckst_txn_check). */
+** buckets).  A batch of items recorded outside a transaction does not
+** count (it would read both buckets of every item, where placing reads
+** one): the bound becomes unknown, and the next transaction that needs it
+** scans the level's image once (ckst_txn_check). */
 static void ckst_copies_batch(ckst_level *pL, const uint8_t *aCopies,
                               size_t n) {
   uint32_t m = pL->nCopyMax;
@@ -269,9 +269,10 @@ static int ckst_drain_batch(ckstore *p, uint32_t *pi) {
   int iMarked = -1, rc = SQLITE_OK;
   signed char aLvl[CKST_CHUNK];
   uint8_t aFound[CKST_CHUNK], aCopies[CKST_CHUNK];
-  /* the bound on copies is kept in a transaction, whose rows read it;
-  ** outside one it becomes unknown (see ckst_level.nCopyMax) */
-  int bCount = !sqlite3_get_autocommit(p->db);
+  /* the bound on copies is kept for a transaction's items (its rows
+  ** read it; they may be placed by its COMMIT, where SQLite already says
+  ** autocommit); for others it becomes unknown (ckst_level.nCopyMax) */
+  int bCount = p->defer.bTxn;
   while (i < n) {
     int nLevel = p->nLevel, iLast = nLevel - 1, k;
     ckst_level *pL = &p->aLevel[iLast];
@@ -289,10 +290,14 @@ static int ckst_drain_batch(ckstore *p, uint32_t *pi) {
     }
     iMarked = iLast;
     if (c > CKST_CHUNK) c = CKST_CHUNK;
-    for (j = 0; j < c; j++) {
-      /* an OR IGNORE item goes through ckst_place(), as one matching an
-      ** older level does */
-      aLvl[j] = p->defer.aVal[i + j].bIfAbsent ? 0 : -1;
+    if (p->defer.bIfAbsent) {
+      for (j = 0; j < c; j++) {
+        /* an OR IGNORE item goes through ckst_place(), as one matching an
+        ** older level does */
+        aLvl[j] = p->defer.aVal[i + j].bIfAbsent ? 0 : -1;
+      }
+    } else {
+      memset(aLvl, -1, c);
     }
     for (k = iLast - 1; k >= 0; k--) {
       cf_contains_batch(&p->aLevel[k].img, p->defer.aHash + i, c, aFound);
@@ -388,7 +393,10 @@ static CUCKOO_NOINLINE int ckst_drain_pending(ckstore *p) {
   ckst_seen_mark(p, 0, 1);
   p->defer.bSeenAll = p->defer.n == 0 || p->defer.aSeen != 0;
   ckst_keys_forget(&p->defer);
-  if (p->defer.n == 0) p->defer.nText = 0; /* (else offsets stay valid) */
+  if (p->defer.n == 0) {
+    p->defer.nText = 0; /* (else offsets stay valid) */
+    p->defer.bIfAbsent = 0;
+  }
   assert(rc != SQLITE_OK || p->defer.n == 0);
   return rc;
 }
@@ -708,7 +716,8 @@ static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
   *pHash = hash;
   if (d->n == 0) {
     ckst_mark_statement(p);
-    if (mFlags & CKST_LATER_TXN) d->nSafe = ckst_safe(p);
+    d->bTxn = (mFlags & CKST_LATER_TXN) != 0; /* (as every item's) */
+    if (d->bTxn) d->nSafe = ckst_safe(p);
   }
   if ((mFlags & CKST_LATER_TXN) && d->n >= d->nSafe) return -1;
   if (d->n >= CKST_PEND_MAX) return -1; /* (before the key set grows) */
@@ -745,6 +754,7 @@ static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
   e = &d->aVal[d->n++];
   e->eType = eType;
   e->bIfAbsent = where == 2;
+  if (where == 2) d->bIfAbsent = 1;
   if (eType == SQLITE_INTEGER) {
     e->v.i = iv;
   } else if (eType == SQLITE_FLOAT) {
@@ -797,6 +807,7 @@ void ckst_defer_discard(ckstore *p, int bRollback) {
   ckst_seen_mark(p, 0, 0);
   d->n = 0;
   d->nText = 0;
+  d->bIfAbsent = 0;
   d->bSeenAll = 1;
   ckst_keys_forget(d);
   d->bFailed = 0;

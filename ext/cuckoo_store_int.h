@@ -137,6 +137,8 @@ typedef struct ckst_defer {
                     ** its key (a transaction's row, an OR IGNORE row) */
   uint32_t n, nAlloc;
   int bKeyOf;
+  int bIfAbsent; /* a pending item may be bIfAbsent (cleared when none is) */
+  int bTxn;      /* the pending items were recorded in a transaction */
   char *aText; /* the TEXT items' first bytes (CKST_PEND_TEXT_MAX at most) */
   uint32_t nText, nTextAlloc;
   uint64_t nSafe; /* in a transaction: items that may be pending (ckst_safe) */
@@ -411,8 +413,12 @@ CUCKOO_PRIVATE void ckst_log_add(ckstore *p, int op, int iLevel, uint64_t hash);
 CUCKOO_PRIVATE void ckst_log_add_n(ckstore *p, int iLevel,
                                    const uint64_t *aHash, size_t n);
 /* This connection holds changes not yet in the shadow tables (it is the
-** writer: no other connection can have committed). */
-CUCKOO_PRIVATE int ckst_log_writing(const ckstore *p);
+** writer: no other connection can have committed).  Inline: every cursor
+** asks (ckst_refresh). */
+static inline int ckst_log_writing(const ckstore *p) {
+  return p->log.nOp > 0 || p->log.bOff || p->bChanged ||
+         ckst_defer_pending(p);
+}
 /* The flush of rule 4 for the blocks: a log row, or a merge. */
 CUCKOO_PRIVATE int ckst_log_flush(ckstore *p);
 /* Write every dirty block and changed count, delete every log row: the

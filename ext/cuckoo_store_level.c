@@ -211,9 +211,13 @@ int ckst_level_image(ckstore *p, int iLevel) {
   memset(aHave, 0, (size_t)pL->nBlock);
   aHead = (ckst_block *)aImg;
   aData = aImg + nHead + CF_HEADER_SIZE;
-  memset(aData, 0, (size_t)nData); /* blocks without a row are empty */
-  /* cannot fail: the level's geometry was checked */
+  /* cannot fail: the level's geometry was checked; it empties the
+  ** buckets (blocks without a row are empty), and the last block's bytes
+  ** past them are cleared here */
   (void)cf_init(&pL->img, &pL->p, aImg + nHead);
+  assert(pL->img.table == aData && pL->img.table_size <= nData);
+  memset(aData + pL->img.table_size, 0,
+         (size_t)(nData - pL->img.table_size));
   rc = ckst_stmt(p, CKST_READ_LEVEL, &pStmt);
   if (rc == SQLITE_OK) {
     sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)CKST_ID(iLevel, 0));

@@ -58,11 +58,6 @@
 
 static sqlite3_int64 ckst_dirty_bytes(const ckstore *p);
 
-int ckst_log_writing(const ckstore *p) {
-  return p->log.nOp > 0 || p->log.bOff || p->bChanged ||
-         ckst_defer_pending(p);
-}
-
 /* Bytes of all levels' blocks: no more than that can be dirty. */
 static sqlite3_int64 ckst_level_bytes(const ckstore *p) {
   sqlite3_int64 n = 0;

@@ -482,6 +482,10 @@ static int ckvt_lookup_rowid(ckvt_cursor *pCur, ckstore *pStore,
   return rc;
 }
 
+static int ckvt_is_scan_plan(int ePlan) {
+  return ePlan == CKVT_PLAN_SCAN || ePlan == CKVT_PLAN_COUNT;
+}
+
 static int ckvtFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                       int argc, sqlite3_value **argv) {
   ckvt_cursor *pCur = (ckvt_cursor *)cur;
@@ -509,7 +513,9 @@ static int ckvtFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                         ckst_label(pStore)));
   }
   rc = ckst_ready(pStore, 0);
-  if (rc == SQLITE_OK) rc = ckst_drain(pStore); /* reads see pending items */
+  if (rc == SQLITE_OK && ckvt_is_scan_plan(idxNum)) {
+    rc = ckst_drain(pStore); /* reads see pending items (a lookup drains) */
+  }
   if (rc != SQLITE_OK) return ckvt_err(pTab, rc);
   switch (idxNum) {
   case CKVT_PLAN_EQ: rc = ckvt_lookup(pCur, pTab, argv[0]); break;
@@ -543,7 +549,7 @@ static int ckvtFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
 }
 
 static int ckvt_is_scan(const ckvt_cursor *pCur) {
-  return pCur->ePlan == CKVT_PLAN_SCAN || pCur->ePlan == CKVT_PLAN_COUNT;
+  return ckvt_is_scan_plan(pCur->ePlan);
 }
 
 static int ckvtNext(sqlite3_vtab_cursor *cur) {
@@ -823,10 +829,11 @@ static int ckvt_insert(ckvt_table *pTab, sqlite3_value **argv,
         *pRowid = (sqlite3_int64)h;
         return SQLITE_OK;
       }
-      if (rc >= 0) {
-        if (rc == SQLITE_OK) *pRowid = (sqlite3_int64)h; /* rule 1 */
-        return ckvt_err(pTab, rc);
+      if (rc == SQLITE_OK) {
+        *pRowid = (sqlite3_int64)h; /* rule 1 */
+        return SQLITE_OK;
       }
+      if (rc > 0) return ckvt_err(pTab, rc);
     }
   }
   return ckvt_insert_row(pTab, argv, pRowid);
