@@ -120,8 +120,22 @@ void ckst_log_add_n(ckstore *p, int iLevel, const uint64_t *aHash,
     p->aLevel[iLevel].nLogOps += n; /* (what ckst_log_add() counts) */
     return;
   }
-  for (i = 0; i < n; i++)
-    ckst_log_add(p, 0, iLevel, aHash[i]);
+  if (n == 0) return;
+  assert(iLevel >= 0 && iLevel <= CKST_OP_LEVEL &&
+         p->log.nOp + n <= p->log.nAlloc);
+  p->aLevel[iLevel].nLogOps += n;
+  for (i = 0; i < n; i++) {
+    /* ckst_log_add(p, 0, iLevel, aHash[i]): the op byte, the hash
+    ** big-endian (a host of unknown order is taken as little-endian, as
+    ** cuckoo_bucket.h does) */
+    uint8_t *a = p->log.aOp + (size_t)p->log.nOp++ * CKST_LOG_OP;
+    uint64_t be = aHash[i];
+#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+    be = CF_BSWAP64(be);
+#endif
+    a[0] = (uint8_t)iLevel;
+    memcpy(a + 1, &be, 8);
+  }
 }
 
 void ckst_log_reset(ckstore *p) {

@@ -10,7 +10,8 @@
 # BENCH_ONLY=lookup runs only its two lookup measures (the core's
 # single-item lookup, cuckoo_contains), BENCH_ONLY=bulk only the bulk loads.
 
-.PHONY: bench bench-targets bench-probe bench-stream bench-before bench-tools figure
+.PHONY: bench bench-targets bench-probe bench-stream bench-before bench-targets-before \
+        bench-tools figure
 
 ## bench: every benchmark of tests/bench, each printed as a table
 bench: deps cuckoo.so
@@ -51,6 +52,12 @@ ROUNDS ?= 3
 ## bench-before: the bulk load of BEFORE (default main) and of the working tree, alternated
 bench-before: deps
 	sh tests/bench/before.sh $(BEFORE) $(ROUNDS)
+
+# The bench-targets table for cuckoo.so of BEFORE and of the working tree.
+## bench-targets-before: the bench-targets table of BEFORE's cuckoo.so and this tree's, alternated
+bench-targets-before: deps cuckoo.so
+	$(MAKE) -C tests/bench ../../build/bench/target_bench
+	sh tests/bench/targets_before.sh $(BEFORE) $(ROUNDS)
 
 # Counting and emptying a table of BENCH_TOOLS_N items (docs/tools.md).
 BENCH_TOOLS_N ?= 10000000
