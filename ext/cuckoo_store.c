@@ -331,7 +331,6 @@ int ckst_new(sqlite3 *db, const char *zDb, const char *zName,
   if (p == 0) return SQLITE_NOMEM;
   memset(p, 0, sizeof(*p));
   p->defer.iItem = -1;
-  p->defer.bSeenAll = 1; /* (nothing pending) */
   p->db = db;
   p->zDb = sqlite3_mprintf("%s", zDb);
   p->bMain = sqlite3_stricmp(zDb, "main") == 0;

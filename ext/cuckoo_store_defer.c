@@ -37,10 +37,10 @@
 ** table grow into the spare levels).  The refusal left is "too many
 ** copies" on the newest level: ckst_txn_check() reads the item's two
 ** buckets there (stored copies), unless the level's bound on the copies
-** of one item (ckst_level.nCopyMax) is below the item's limit, and aSeen
-** (a bit per key) with the key set behind it rules out pending items with
-** the same fingerprint and buckets; an item that fails either is placed
-** at once, after the pending ones, so its statement fails if it must.
+** of one item (ckst_level.nCopyMax) is below the item's limit, and the
+** key set rules out pending items with the same fingerprint and buckets;
+** an item that fails either is placed at once, after the pending ones, so
+** its statement fails if it must.
 */
 #include "cuckoo_store_int.h"
 
@@ -93,76 +93,131 @@ static void ckst_prefetch(const ckstore *p, uint64_t hash) {
 ** Copies of one item in a transaction.  An item pending twice could be
 ** refused ("too many copies") by a drain after its statement: the second
 ** one is placed at once instead, after the others, so its statement
-** fails if it must.  aSeen has a bit per pending key (128 KiB), set for
-** every row of a transaction and every OR IGNORE row: while every
-** pending item has its bit (bSeenAll), a clear bit is an item not
-** pending, the answer for most rows.  A set one is checked in the exact
-** set of pending keys (aKey, ckst_keys_ready), since placing an item at
-** once drains every pending item first (with 65,536 pending a random key
-** finds its bit set 6% of the time).  The set is not kept row by row (a
-** random write per row, most of them never read): the rows recorded
-** since it was last used are added when a set bit needs it.
+** fails if it must.  So every row of a transaction, and every OR IGNORE
+** row, asks the key set (aKey) whether an item with its key (ckst_last_key)
+** is pending, and adds its own key when it is recorded: one read and at
+** most one write of the set per row.  The set holds exactly the keys of
+** the pending items marked bKeyed, each once; a row recorded without its
+** key (an autocommit row, or rows left pending by a failed drain) sets
+** bNoKey, and the next row that asks adds the keys of the others first
+** (ckst_keys_fill).
+**
+** The window.  Those rows are drained every nWindow items (ckst_window):
+** the smallest power of two from CKST_WINDOW_MIN that is at least twice
+** the newest level's blocks (so that the drain is still one batch,
+** ckst_drain_batch), at most CKST_PEND_MAX.  The set has two slots per
+** item of the window: 64 KiB for a table of up to 2,048 blocks (about
+** 3.5 million items at 1% error), which stays in the core's cache from
+** row to row, where 65,536 pending items would take 1 MiB and a cache
+** miss per row.
+**
+** Emptying.  A drain and a discard empty the set (ckst_keys_clear):
+** after many items by clearing it all, after a few by clearing their
+** slots, newest first (undoing each insert of open addressing in the
+** reverse order restores the set exactly), so that a transaction of
+** one-row statements, drained by each statement's savepoint, pays for
+** its rows, not for the set.
 */
-#define CKST_SEEN_BITS 20
-static uint32_t ckst_seen_bit(uint64_t key) {
-  return (uint32_t)((key * 0x9E3779B97F4A7C15ULL) >> (64 - CKST_SEEN_BITS));
-}
-static uint64_t ckst_last_key(const ckstore *p, uint64_t hash);
+#define CKST_WINDOW_MIN 4096
 
-/* The key of pending item i: kept since it was recorded, while every
-** pending item's is (bKeyOf; bSeenAll is cleared by a row recorded
-** without one), else computed. */
-static uint64_t ckst_pend_key(const ckstore *p, uint32_t i) {
-  const ckst_defer *d = &p->defer;
-  assert(i < d->n);
-  if (d->bKeyOf && d->bSeenAll) {
-    assert(d->aKeyOf[i] == ckst_last_key(p, d->aHash[i]));
-    return d->aKeyOf[i];
-  }
-  return ckst_last_key(p, d->aHash[i]);
+/* The window for the items about to be pending (none is now): no more
+** than the newest level's room either (neither kind of row records more),
+** 64 at least. */
+static void ckst_window(ckstore *p) {
+  ckst_defer *d = &p->defer;
+  const ckst_level *pL = &p->aLevel[p->nLevel - 1];
+  uint64_t room = pL->p.capacity > pL->nCount ? pL->p.capacity - pL->nCount : 0;
+  uint32_t w = CKST_WINDOW_MIN;
+  assert(d->n == 0 && !d->bKeyUsed);
+  while (w < CKST_PEND_MAX && (uint64_t)w < 2 * pL->nBlock)
+    w *= 2;
+  while (w > 64 && w / 2 >= room)
+    w /= 2;
+  d->nWindow = w;
 }
 
-/* Allocate aSeen (all bits clear) if needed: SQLITE_OK or SQLITE_NOMEM. */
-static int ckst_seen_ready(ckst_defer *d) {
-  if (d->aSeen == 0) {
-    d->aSeen = sqlite3_malloc64(sizeof(uint64_t) << (CKST_SEEN_BITS - 6));
-    if (d->aSeen == 0) return SQLITE_NOMEM;
-    memset(d->aSeen, 0, sizeof(uint64_t) << (CKST_SEEN_BITS - 6));
+/* A key set with room for the window: SQLITE_OK or SQLITE_NOMEM.  (It
+** grows only while empty: a key was added only with this window.) */
+static int ckst_keys_room(ckst_defer *d) {
+  if (d->nKeySlot < 2 * d->nWindow) {
+    uint64_t *aNew;
+    assert(!d->bKeyUsed);
+    aNew = sqlite3_realloc64(d->aKey, sizeof(uint64_t) * 2 * d->nWindow);
+    if (aNew == 0) return SQLITE_NOMEM;
+    memset(aNew, 0, sizeof(uint64_t) * 2 * d->nWindow);
+    d->aKey = aNew;
+    d->nKeySlot = 2 * d->nWindow;
   }
   return SQLITE_OK;
 }
 
-/* Is the bit of key set?  (aSeen allocated) */
-static int ckst_seen(const ckst_defer *d, uint64_t key) {
-  uint32_t i = ckst_seen_bit(key);
-  return (int)((d->aSeen[i >> 6] >> (i & 63)) & 1);
+static uint64_t ckst_last_key(const ckstore *p, uint64_t hash);
+
+/* The key set: a key's first slot. */
+static uint32_t ckst_key_slot(const ckst_defer *d, uint64_t key) {
+  return (uint32_t)((key * 0x9E3779B97F4A7C15ULL) >> 40) & (d->nKeySlot - 1);
 }
 
-/* The key set no longer matches the pending items (some were placed or
-** dropped): it is cleared before its next use. */
-static void ckst_keys_forget(ckst_defer *d) {
-  if (d->nKeyed > 0) d->bKeyStale = 1;
-  d->nKeyed = 0;
-}
-
-/* Set (bSet) or clear the bits of pending items i0..n-1 (their keys on
-** the newest level: before a drain, the level they were recorded for). */
-static void ckst_seen_mark(ckstore *p, uint32_t i0, int bSet) {
-  ckst_defer *d = &p->defer;
-  uint32_t i;
-  if (d->aSeen == 0) return;
-  if (!bSet && i0 == 0 && d->n > 4096) {
-    memset(d->aSeen, 0, sizeof(uint64_t) << (CKST_SEEN_BITS - 6));
-    return;
-  }
-  for (i = i0; i < d->n; i++) {
-    uint32_t b = ckst_seen_bit(ckst_pend_key(p, i));
-    if (bSet) {
-      d->aSeen[b >> 6] |= (uint64_t)1 << (b & 63);
-    } else {
-      d->aSeen[b >> 6] &= ~((uint64_t)1 << (b & 63));
+/* Is key in the set?  Returns 1, or 0 with *piSlot = the empty slot where
+** it would go (valid until the set changes). */
+static int ckst_key_find(const ckst_defer *d, uint64_t key, uint32_t *piSlot) {
+  uint32_t mask = d->nKeySlot - 1;
+  uint32_t i = ckst_key_slot(d, key);
+  for (;; i = (i + 1) & mask) {
+    if (d->aKey[i] == key) return 1;
+    if (d->aKey[i] == 0) {
+      *piSlot = i;
+      return 0;
     }
   }
+}
+
+/* Empty the key set (before a drain or a discard: the pending items'
+** keys are still those they were recorded with). */
+static void ckst_keys_clear(ckstore *p) {
+  ckst_defer *d = &p->defer;
+  uint32_t i, mask = d->nKeySlot - 1;
+  int bAll = d->bKeyOrder || (uint64_t)d->n * 16 > d->nKeySlot;
+  if (!d->bKeyUsed) return;
+  for (i = d->n; !bAll && i-- > 0;) {
+    uint64_t key;
+    uint32_t j;
+    if (!d->aVal[i].bKeyed) continue;
+    key = ckst_last_key(p, d->aHash[i]);
+    for (j = ckst_key_slot(d, key); d->aKey[j] != key; j = (j + 1) & mask) {
+      if (d->aKey[j] == 0) break;
+    }
+    assert(d->aKey[j] == key);
+    if (d->aKey[j] != key) bAll = 1; /* (never: cleared whole then) */
+    d->aKey[j] = 0;
+  }
+  if (bAll) memset(d->aKey, 0, sizeof(uint64_t) * d->nKeySlot);
+  /* (the items' bKeyed are cleared by whoever keeps them pending) */
+  d->bKeyUsed = 0;
+  d->bKeyOrder = 0;
+}
+
+/* Add to the key set the keys of the pending items recorded without
+** theirs (bNoKey: from iNoKey on): out of order, so the next
+** ckst_keys_clear() clears it all.  Room: fewer items pending than the
+** window. */
+static void ckst_keys_fill(ckstore *p) {
+  ckst_defer *d = &p->defer;
+  uint32_t i, iSlot;
+  assert(d->n < d->nWindow && d->nKeySlot >= 2 * d->nWindow);
+  for (i = d->iNoKey; i < d->n; i++) {
+    ckst_pend *e = &d->aVal[i];
+    uint64_t key;
+    if (e->bKeyed) continue;
+    key = ckst_last_key(p, d->aHash[i]);
+    if (ckst_key_find(d, key, &iSlot)) continue; /* (a copy is there) */
+    d->aKey[iSlot] = key;
+    e->bKeyed = 1;
+    d->bKeyUsed = 1;
+    d->bKeyOrder = 1;
+  }
+  d->bNoKey = 0;
+  d->iNoKey = d->n;
 }
 
 static int ckst_drain_pending(ckstore *p);
@@ -360,7 +415,7 @@ static CUCKOO_NOINLINE int ckst_drain_pending(ckstore *p) {
   uint32_t i = 0, n = p->defer.n;
   unsigned nDiscard = p->defer.nDiscard;
   int rc;
-  ckst_seen_mark(p, 0, 0); /* (set again for items left pending) */
+  ckst_keys_clear(p); /* (the keys of items left pending may change) */
   rc = ckst_drain_batch(p, &i);
   if (p->defer.nDiscard != nDiscard) return rc == SQLITE_OK ? SQLITE_ABORT : rc;
   if (rc != SQLITE_OK) {
@@ -389,10 +444,10 @@ static CUCKOO_NOINLINE int ckst_drain_pending(ckstore *p) {
     memmove(p->defer.aVal, p->defer.aVal + i, sizeof(ckst_pend) * (n - i));
   }
   p->defer.n = n - i;
-  p->defer.bKeyOf = 0; /* (a growth changes the keys of those left) */
-  ckst_seen_mark(p, 0, 1);
-  p->defer.bSeenAll = p->defer.n == 0 || p->defer.aSeen != 0;
-  ckst_keys_forget(&p->defer);
+  for (i = 0; i < p->defer.n; i++)
+    p->defer.aVal[i].bKeyed = 0; /* (the set was emptied) */
+  p->defer.bNoKey = p->defer.n > 0;
+  p->defer.iNoKey = 0;
   if (p->defer.n == 0) {
     p->defer.nText = 0; /* (else offsets stay valid) */
     p->defer.bIfAbsent = 0;
@@ -445,82 +500,6 @@ static uint64_t ckst_last_key(const ckstore *p, uint64_t hash) {
   return ((uint64_t)k.fp << 32) | (k.i1 < i2 ? k.i1 : i2);
 }
 
-/* The key set (ckst_defer.aKey): a key's first slot. */
-static uint32_t ckst_key_slot(const ckst_defer *d, uint64_t key) {
-  return (uint32_t)((key * 0x9E3779B97F4A7C15ULL) >> 40) & (d->nKeySlot - 1);
-}
-
-/* Is key in the set?  (after ckst_keys_ready(): is it pending?) */
-static int ckst_key_has(const ckst_defer *d, uint64_t key) {
-  uint32_t mask = d->nKeySlot - 1;
-  uint32_t i = ckst_key_slot(d, key);
-  for (;; i = (i + 1) & mask) {
-    if (d->aKey[i] == key) return 1;
-    if (d->aKey[i] == 0) return 0;
-  }
-}
-
-/* Add key to the set (it has room: nKeySlot >= 2 * (n + 1)); 1 if it was
-** there already. */
-static int ckst_key_add(ckst_defer *d, uint64_t key) {
-  uint32_t mask = d->nKeySlot - 1;
-  uint32_t i = ckst_key_slot(d, key);
-  for (;; i = (i + 1) & mask) {
-    if (d->aKey[i] == key) return 1;
-    if (d->aKey[i] == 0) {
-      d->aKey[i] = key;
-      return 0;
-    }
-  }
-}
-
-#define CKST_KEYS_AHEAD 16 /* a power of two */
-
-/* Make the key set hold every pending item's key: those of the items
-** recorded since its last use are added (at most twice as many slots as
-** items, fewer than CKST_PEND_MAX of them: 1 MiB at most). */
-static int ckst_keys_ready(ckstore *p) {
-  ckst_defer *d = &p->defer;
-  uint32_t i, nWant = 1024;
-  assert(d->n < CKST_PEND_MAX && d->nKeyed <= d->n);
-  while (nWant < 2 * d->n)
-    nWant *= 2;
-  if (d->nKeySlot < nWant) {
-    uint64_t *aNew = sqlite3_realloc64(d->aKey, sizeof(uint64_t) * nWant);
-    if (aNew == 0) return SQLITE_NOMEM;
-    d->aKey = aNew;
-    d->nKeySlot = nWant;
-    d->nKeyed = 0;
-    d->bKeyStale = 1;
-  }
-  if (d->bKeyStale) {
-    assert(d->nKeyed == 0);
-    memset(d->aKey, 0, sizeof(uint64_t) * d->nKeySlot);
-    d->bKeyStale = 0;
-  }
-  if (d->nKeyed < d->n) {
-    /* the keys of a few items ahead are computed and their slots asked
-    ** for, so that the misses overlap */
-    uint64_t aAhead[CKST_KEYS_AHEAD];
-    uint32_t n = d->n;
-    for (i = d->nKeyed; i < n && i < d->nKeyed + CKST_KEYS_AHEAD; i++) {
-      aAhead[i % CKST_KEYS_AHEAD] = ckst_pend_key(p, i);
-      CF_PREFETCH_W(&d->aKey[ckst_key_slot(d, aAhead[i % CKST_KEYS_AHEAD])]);
-    }
-    for (i = d->nKeyed; i < n; i++) {
-      uint64_t key = aAhead[i % CKST_KEYS_AHEAD];
-      if (i + CKST_KEYS_AHEAD < n) {
-        uint64_t a = ckst_pend_key(p, i + CKST_KEYS_AHEAD);
-        aAhead[i % CKST_KEYS_AHEAD] = a;
-        CF_PREFETCH_W(&d->aKey[ckst_key_slot(d, a)]);
-      }
-      ckst_key_add(d, key);
-    }
-  }
-  d->nKeyed = d->n;
-  return SQLITE_OK;
-}
-
 /*
 ** OR IGNORE: is the item probably present?  *pWhere = 1 if it matches a
 ** level (the store as placed), 2 if only a pending item that the newest
@@ -534,29 +513,16 @@ static int ckst_keys_ready(ckstore *p) {
 ** found only among the pending ones is recorded as bIfAbsent and checked
 ** again when its turn comes (never a false negative).
 */
-static int ckst_absent(ckstore *p, uint64_t hash, uint64_t key, int *pWhere) {
-  ckst_defer *d = &p->defer;
-  int m, rc, bAsk = 0;
+static int ckst_absent(ckstore *p, uint64_t hash, int bPending, int *pWhere) {
+  int m;
   *pWhere = 0;
-  assert(key == ckst_last_key(p, hash));
-  if (d->n > 0 && (!d->bSeenAll || ckst_seen(d, key))) {
-    /* maybe pending: the key set answers */
-    rc = ckst_keys_ready(p);
-    if (rc != SQLITE_OK) return rc;
-    CF_PREFETCH(&d->aKey[ckst_key_slot(d, key)]);
-    bAsk = 1;
-  }
   /* every bucket the lookup reads is asked for at once: the misses
   ** overlap instead of following one another (one level with an image
   ** reads both buckets at once anyway) */
   if (p->nLevel > 1 || p->aLevel[0].aImg == 0) ckst_prefetch(p, hash);
   m = ckst_match_any(p, hash);
   if (m < 0) return ckst_store_rc(p);
-  if (m) {
-    *pWhere = 1;
-    return SQLITE_OK;
-  }
-  if (bAsk && ckst_key_has(d, key)) *pWhere = 2;
+  *pWhere = m ? 1 : bPending ? 2 : 0;
   return SQLITE_OK;
 }
 
@@ -574,9 +540,6 @@ static int ckst_pend_room(ckstore *p, uint32_t nText) {
     aNewHash = sqlite3_realloc64(d->aHash, sizeof(uint64_t) * (uint64_t)nNew);
     if (aNewHash == 0) return SQLITE_NOMEM;
     d->aHash = aNewHash; /* (the arrays' size is nAlloc) */
-    aNewHash = sqlite3_realloc64(d->aKeyOf, sizeof(uint64_t) * (uint64_t)nNew);
-    if (aNewHash == 0) return SQLITE_NOMEM;
-    d->aKeyOf = aNewHash;
     aNew = sqlite3_realloc64(d->aVal, sizeof(ckst_pend) * (uint64_t)nNew);
     if (aNew == 0) return SQLITE_NOMEM;
     d->aVal = aNew;
@@ -617,27 +580,21 @@ static int ckst_insert_hot(ckstore *p, uint64_t hash, sqlite3_value *pItem) {
 ** the ones stored now (bCount: none to count while the level's bound on
 ** the copies of one item is below the item's limit; else counted here, one
 ** read of its two buckets, fetched together) and those of pending items
-** with its key, which aSeen and the key set rule out (an OR IGNORE item
-** found absent was looked up in the key set by ckst_absent(), and has
-** no stored copies: it does not come here).  *pbHot = 0: it may; 1:
-** place it at once (its statement then fails if it must).
+** with its key, which the key set rules out (bPending: one is pending;
+** an OR IGNORE item found absent has no stored copies and does not come
+** here).  *pbHot = 0: it may; 1: place it at once (its statement then
+** fails if it must).
 */
-static int ckst_txn_check(ckstore *p, uint64_t hash, uint64_t key,
+static int ckst_txn_check(ckstore *p, uint64_t hash, int bPending,
                           int *pbHot) {
   ckst_level *pL = &p->aLevel[p->nLevel - 1];
   int iLast = p->nLevel - 1, rc;
   cf_key k;
   uint32_t i2, n = 0, j, nLimit;
   uint32_t aFp[CF_MAX_BUCKET_SIZE];
-  rc = 0;
-  if (p->defer.n > 0 && (!p->defer.bSeenAll || ckst_seen(&p->defer, key))) {
-    /* maybe pending: the key set answers */
-    rc = ckst_keys_ready(p);
-    if (rc != SQLITE_OK) return rc;
-    rc = ckst_key_has(&p->defer, key);
-  }
-  *pbHot = rc;
-  if (rc || pL->nCount == 0) return SQLITE_OK; /* (none stored) */
+  rc = SQLITE_OK;
+  *pbHot = bPending;
+  if (bPending || pL->nCount == 0) return SQLITE_OK; /* (none stored) */
   if (pL->nCopyMax == CKST_COPIES_UNKNOWN && pL->aImg) {
     /* unknown since a bulk insert outside a transaction: one scan */
     pL->nCopyMax = ckst_copies_scan(pL);
@@ -697,9 +654,9 @@ static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
                                       sqlite3_int64 iv, uint64_t hash,
                                       uint64_t *pHash) {
   ckst_defer *d = &p->defer;
-  int rc, where = 0;
+  int rc, where = 0, bPending = 0;
   uint64_t key = 0;
-  uint32_t nText = 0;
+  uint32_t nText = 0, iSlot = 0;
   const unsigned char *zText = 0;
   ckst_pend *e;
   if (eType == SQLITE_NULL) return -1;
@@ -718,43 +675,49 @@ static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
     ckst_mark_statement(p);
     d->bTxn = (mFlags & CKST_LATER_TXN) != 0; /* (as every item's) */
     if (d->bTxn) d->nSafe = ckst_safe(p);
+    ckst_window(p);
   }
   if ((mFlags & CKST_LATER_TXN) && d->n >= d->nSafe) return -1;
-  if (d->n >= CKST_PEND_MAX) return -1; /* (before the key set grows) */
+  if (d->n >= CKST_PEND_MAX) return -1;
   if (mFlags & (CKST_LATER_TXN | CKST_LATER_IF_ABSENT)) {
-    /* these rows set their bit in aSeen */
-    if (ckst_seen_ready(d) != SQLITE_OK) return SQLITE_NOMEM;
+    /* these rows ask the key set (see "Copies of one item") */
+    if (d->n >= d->nWindow) return -1; /* (the window is full) */
+    if (ckst_keys_room(d) != SQLITE_OK) return SQLITE_NOMEM;
+    if (d->bNoKey) ckst_keys_fill(p);
     key = ckst_last_key(p, hash);
+    bPending = ckst_key_find(d, key, &iSlot);
   }
   if (mFlags & CKST_LATER_IF_ABSENT) {
     /* the newest level must keep its geometry: the items fit its room */
     const ckst_level *pL = &p->aLevel[p->nLevel - 1];
     if (pL->nCount + d->n >= pL->p.capacity) return -1;
-    rc = ckst_absent(p, hash, key, &where);
+    rc = ckst_absent(p, hash, bPending, &where);
     if (rc != SQLITE_OK) return rc;
     if (where == 1) return SQLITE_DONE;
     /* where 0: no copy stored (it matches no level), none pending */
   } else if (mFlags & CKST_LATER_TXN) {
     int bHot = 0;
-    rc = ckst_txn_check(p, hash, key, &bHot);
+    rc = ckst_txn_check(p, hash, bPending, &bHot);
     if (rc != SQLITE_OK) return rc;
     if (bHot) return ckst_insert_hot(p, hash, pItem);
   }
   rc = ckst_pend_room(p, nText);
   if (rc != 0) return rc == 1 ? -1 : rc; /* at a bound: placed at once */
-  if (d->n == 0) d->bKeyOf = key != 0;
-  if (d->bKeyOf) d->aKeyOf[d->n] = key;
   d->aHash[d->n] = hash;
-  if (key) {
-    uint32_t b = ckst_seen_bit(key);
-    d->aSeen[b >> 6] |= (uint64_t)1 << (b & 63);
-  } else {
-    d->bSeenAll = 0; /* (an autocommit row: ckst_absent asks the key set) */
-  }
   e = &d->aVal[d->n++];
   e->eType = eType;
   e->bIfAbsent = where == 2;
+  e->bKeyed = 0;
   if (where == 2) d->bIfAbsent = 1;
+  if (key == 0) {
+    d->bNoKey = 1; /* (an autocommit row) */
+  } else if (!bPending) {
+    /* (the slot ckst_key_find() gave: the set has not changed since) */
+    assert(d->aKey[iSlot] == 0);
+    d->aKey[iSlot] = key;
+    e->bKeyed = 1;
+    d->bKeyUsed = 1;
+  }
   if (eType == SQLITE_INTEGER) {
     e->v.i = iv;
   } else if (eType == SQLITE_FLOAT) {
@@ -783,14 +746,15 @@ int ckst_insert_later(ckstore *p, sqlite3_value *pItem, int mFlags,
     if (mFlags == 0 && d->n > 0 && d->n < d->nAlloc) {
       /* An autocommit row with room: ckst_record()'s record, with
       ** nothing to check (the first pending item marked the statement;
-      ** an autocommit row has no key, so it clears bSeenAll) and nothing
+      ** an autocommit row is not in the key set: bNoKey) and nothing
       ** kept but its value.  The bulk load's row, kept short. */
       ckst_pend *e = &d->aVal[d->n];
       *pHash = hash;
       d->aHash[d->n++] = hash;
-      d->bSeenAll = 0;
+      d->bNoKey = 1;
       e->eType = SQLITE_INTEGER;
       e->bIfAbsent = 0;
+      e->bKeyed = 0;
       e->v.i = iv;
       return SQLITE_OK;
     }
@@ -804,12 +768,17 @@ void ckst_defer_discard(ckstore *p, int bRollback) {
   /* the pending items are newer than the savepoint rolled back to, unless
   ** that savepoint's drain failed (see the top) */
   if (d->n > 0 && d->bStale) d->bLost = 1;
-  ckst_seen_mark(p, 0, 0);
+  if (d->bKeyUsed) {
+    /* (cleared whole: the levels may have been forgotten already) */
+    memset(d->aKey, 0, sizeof(uint64_t) * d->nKeySlot);
+    d->bKeyUsed = 0;
+    d->bKeyOrder = 0;
+  }
   d->n = 0;
   d->nText = 0;
   d->bIfAbsent = 0;
-  d->bSeenAll = 1;
-  ckst_keys_forget(d);
+  d->bNoKey = 0;
+  d->iNoKey = 0;
   d->bFailed = 0;
   d->bStale = 0;
   if (bRollback) d->bLost = 0;
@@ -826,13 +795,10 @@ int ckst_defer_check_flush(ckstore *p) {
 }
 
 void ckst_defer_free(ckstore *p) {
-  sqlite3_free(p->defer.aSeen);
   sqlite3_free(p->defer.aKey);
   sqlite3_free(p->defer.aText);
   sqlite3_free(p->defer.aVal);
   sqlite3_free(p->defer.aHash);
-  sqlite3_free(p->defer.aKeyOf);
   memset(&p->defer, 0, sizeof(p->defer));
   p->defer.iItem = -1;
-  p->defer.bSeenAll = 1;
 }

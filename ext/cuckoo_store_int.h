@@ -119,7 +119,9 @@ typedef struct ckst_pin {
 /* A pending insert's value, for messages (its hash is in aHash). */
 typedef struct ckst_pend {
   int eType;     /* SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT or SQLITE_BLOB */
-  int bIfAbsent; /* an OR IGNORE/REPLACE row: placed only if still absent */
+  unsigned char bIfAbsent; /* an OR IGNORE/REPLACE row: placed only if
+                           ** still absent */
+  unsigned char bKeyed;    /* its key is in the key set (ckst_defer.aKey) */
   union {
     sqlite3_int64 i;
     double r;
@@ -132,11 +134,7 @@ typedef struct ckst_pend {
 typedef struct ckst_defer {
   uint64_t *aHash; /* their hashes */
   ckst_pend *aVal; /* and their values, to name them in messages */
-  uint64_t *aKeyOf; /* and their keys on the newest level (see below),
-                    ** while bKeyOf: every pending item was recorded with
-                    ** its key (a transaction's row, an OR IGNORE row) */
   uint32_t n, nAlloc;
-  int bKeyOf;
   int bIfAbsent; /* a pending item may be bIfAbsent (cleared when none is) */
   int bTxn;      /* the pending items were recorded in a transaction */
   char *aText; /* the TEXT items' first bytes (CKST_PEND_TEXT_MAX at most) */
@@ -145,17 +143,17 @@ typedef struct ckst_defer {
   int nSafeLevels; /* levels and newest capacity bGrowOk was found for */
   uint64_t nSafeCap;
   int bGrowOk; /* the table can add CKST_DEFER_SPARE levels */
-  /* The keys (fingerprint, smaller bucket) of the pending items on the
-  ** newest level, for OR IGNORE and for a transaction's rows whose aSeen
-  ** bit is set: open addressing, 0 is an empty slot; brought up to date
-  ** from aHash by the rows that need it (ckst_keys_ready). */
+  /* The key set: the keys (fingerprint, smaller bucket) on the newest
+  ** level of the pending items marked bKeyed, each once; open addressing,
+  ** 0 is an empty slot (cuckoo_store_defer.c, "Copies of one item"). */
   uint64_t *aKey;
-  uint64_t *aSeen;    /* a bit per key of a pending item of a transaction
-                      ** or OR IGNORE (CKST_SEEN_BITS), or NULL */
-  uint32_t nKeySlot;  /* power of two, or 0 */
-  uint32_t nKeyed;    /* aKey holds the keys of pending items 0..nKeyed-1 */
-  int bKeyStale;      /* aKey holds keys of items no longer pending */
-  int bSeenAll;       /* every pending item has its bit in aSeen */
+  uint32_t nKeySlot; /* power of two, or 0 */
+  uint32_t nWindow;  /* how many rows with keys may be pending (ckst_window) */
+  int bKeyUsed;      /* a key may be in the set */
+  int bKeyOrder;     /* keys were added out of the items' order */
+  int bNoKey;        /* a pending item may be neither bKeyed nor have its
+                     ** key in the set (ckst_keys_fill adds them) */
+  uint32_t iNoKey;   /* the items before it are not such items */
   int iItem;          /* >= 0: the pending item being placed (messages) */
   int bFailed;        /* the last drain failed: its items are pending */
   int bStale;         /* a savepoint's drain failed: items predate it */
