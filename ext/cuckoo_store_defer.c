@@ -516,10 +516,7 @@ static uint64_t ckst_last_key(const ckstore *p, uint64_t hash) {
 static int ckst_absent(ckstore *p, uint64_t hash, int bPending, int *pWhere) {
   int m;
   *pWhere = 0;
-  /* every bucket the lookup reads is asked for at once: the misses
-  ** overlap instead of following one another (one level with an image
-  ** reads both buckets at once anyway) */
-  if (p->nLevel > 1 || p->aLevel[0].aImg == 0) ckst_prefetch(p, hash);
+  /* (every bucket it reads was asked for by ckst_record) */
   m = ckst_match_any(p, hash);
   if (m < 0) return ckst_store_rc(p);
   *pWhere = m ? 1 : bPending ? 2 : 0;
@@ -679,6 +676,14 @@ static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
   }
   if ((mFlags & CKST_LATER_TXN) && d->n >= d->nSafe) return -1;
   if (d->n >= CKST_PEND_MAX) return -1;
+  if (mFlags & CKST_LATER_IF_ABSENT) {
+    /* the newest level must keep its geometry: the items fit its room */
+    const ckst_level *pL = &p->aLevel[p->nLevel - 1];
+    if (pL->nCount + d->n >= pL->p.capacity) return -1;
+    /* the lookup's buckets asked for first: the rest of the row's work
+    ** (its key, the set, its record) runs while they come */
+    ckst_prefetch(p, hash);
+  }
   if (mFlags & (CKST_LATER_TXN | CKST_LATER_IF_ABSENT)) {
     /* these rows ask the key set (see "Copies of one item") */
     if (d->n >= d->nWindow) return -1; /* (the window is full) */
@@ -687,10 +692,24 @@ static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
     key = ckst_last_key(p, hash);
     bPending = ckst_key_find(d, key, &iSlot);
   }
+  rc = ckst_pend_room(p, nText);
+  if (rc != 0) return rc == 1 ? -1 : rc; /* at a bound: placed at once */
+  /* The record, written past the pending items: kept (n++) only if the
+  ** row is recorded; a drain of the others (a hot row) ignores it. */
+  d->aHash[d->n] = hash;
+  e = &d->aVal[d->n];
+  e->eType = eType;
+  e->bKeyed = 0;
+  if (eType == SQLITE_INTEGER) {
+    e->v.i = iv;
+  } else if (eType == SQLITE_FLOAT) {
+    e->v.r = sqlite3_value_double(pItem);
+  } else if (eType == SQLITE_TEXT) {
+    e->v.iOff = d->nText;
+    memcpy(d->aText + d->nText, zText, nText - 1);
+    d->aText[d->nText + nText - 1] = 0;
+  }
   if (mFlags & CKST_LATER_IF_ABSENT) {
-    /* the newest level must keep its geometry: the items fit its room */
-    const ckst_level *pL = &p->aLevel[p->nLevel - 1];
-    if (pL->nCount + d->n >= pL->p.capacity) return -1;
     rc = ckst_absent(p, hash, bPending, &where);
     if (rc != SQLITE_OK) return rc;
     if (where == 1) return SQLITE_DONE;
@@ -701,13 +720,9 @@ static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
     if (rc != SQLITE_OK) return rc;
     if (bHot) return ckst_insert_hot(p, hash, pItem);
   }
-  rc = ckst_pend_room(p, nText);
-  if (rc != 0) return rc == 1 ? -1 : rc; /* at a bound: placed at once */
-  d->aHash[d->n] = hash;
-  e = &d->aVal[d->n++];
-  e->eType = eType;
+  d->n++;
+  d->nText += nText;
   e->bIfAbsent = where == 2;
-  e->bKeyed = 0;
   if (where == 2) d->bIfAbsent = 1;
   if (key == 0) {
     d->bNoKey = 1; /* (an autocommit row) */
@@ -717,16 +732,6 @@ static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
     d->aKey[iSlot] = key;
     e->bKeyed = 1;
     d->bKeyUsed = 1;
-  }
-  if (eType == SQLITE_INTEGER) {
-    e->v.i = iv;
-  } else if (eType == SQLITE_FLOAT) {
-    e->v.r = sqlite3_value_double(pItem);
-  } else if (eType == SQLITE_TEXT) {
-    e->v.iOff = d->nText;
-    memcpy(d->aText + d->nText, zText, nText - 1);
-    d->aText[d->nText + nText - 1] = 0;
-    d->nText += nText;
   }
   return where == 2 ? SQLITE_DONE : SQLITE_OK;
 }
