@@ -46,11 +46,12 @@ ls seed-blob | wc -l
 # every operation in the order the first version of the target ran them
 # all on every input (ten reads; BEGIN, four inserts, a bulk insert;
 # SAVEPOINT, INSERT OR IGNORE, DELETE, UPDATE, RELEASE; a check;
-# SAVEPOINT, delete-all, RELEASE; ROLLBACK; a rename), and a few short
-# programs (writes in autocommit mode, nested savepoints).
+# SAVEPOINT, delete-all, RELEASE; ROLLBACK; the rename opcode, which
+# renames only when a third argument of s() gives its byte, 15), and a few
+# short programs (writes in autocommit mode, nested savepoints).
 all='\000\000\000\000\001\000\000\002\000\000\003\000\000\004\000\000\005\000\000\006\000\000\007\000\000\010\000\000\011\000\003\001\000\001\000\001\000\001\000\002\000\004\005\000\006\000\007\000\000\011\013\004\014\000\011\015\000\016'
 mkdir -p seed-shadow
-s() { printf "$2$all" > "seed-shadow/$1"; }
+s() { printf "$2$all$3" > "seed-shadow/$1"; }
 s tpl0-levels        '\000\377'
 s tpl1-semisort      '\001\377'
 s tpl2-full-b2       '\002\377'
@@ -60,7 +61,7 @@ s tpl3-b8-copies     '\003\377'
 # set back to 2 (the log ignored)
 s tpl4-log           '\004\377'
 s log-block-bytes    '\004\001\005\003\002\011\001\002\003\004\377'
-s log-block-deleted  '\004\001\010\002\000\001\377'
+s log-block-deleted  '\004\001\010\002\000\001\377' '\017'
 s log-version-2      '\004\001\000\000\000\022\377'
 s config-cookie-max  '\000\001\000\011\000\214\377'
 s config-version-2   '\000\001\000\000\000\022\377'
@@ -68,15 +69,15 @@ s config-version-2   '\000\001\000\000\000\022\377'
 # a newer format than this build reads
 s config-version-1   '\000\001\000\000\000\021\377'
 s config-version-3   '\000\001\000\000\000\023\377'
-s config-deleted     '\000\001\001\001\002\377'
+s config-deleted     '\000\001\001\001\002\377' '\017'
 s levels-count       '\000\001\002\001\010\000\050\377'
-s levels-row-deleted '\003\001\004\001\000\001\377'
-s block-bytes        '\000\001\005\003\002\011\001\002\003\004\377'
+s levels-row-deleted '\003\001\004\001\000\001\377' '\017'
+s block-bytes        '\000\001\005\003\002\011\001\002\003\004\377' '\017'
 s block-truncated    '\000\001\007\004\000\012\377'
 s block-deleted      '\001\001\010\002\000\001\377'
 s block-extra        '\000\001\011\206\040\377'
 s block-copied       '\002\001\012\000\003\377'
-s table-dropped      '\000\001\013\000\002\377'
+s table-dropped      '\000\001\013\000\002\377' '\017'
 # short programs: a bulk insert, an insert and a delete-all in autocommit
 # mode, then a check; nested savepoints rolled back to and released
 # around inserts and an import, then COMMIT
