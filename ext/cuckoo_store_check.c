@@ -70,7 +70,7 @@ static int ckst_check_blocks(ckstore *p, ckst_report *r) {
 
   memset(aNext, 0, sizeof(aNext));
   memset(aSlots, 0, sizeof(aSlots));
-  rc = ckst_prepare_shadow(p, CKST_SQL_ALL_BLOCKS, CKST_BLOCKS, &pStmt);
+  rc = ckst_read_stmt(p, CKST_ALL_BLOCKS, CKST_BLOCKS, &pStmt);
   if (rc == SQLITE_CORRUPT_VTAB) {
     ckst_problem(r, "%s", p->zErr);
     sqlite3_free(ckst_take_error(p));
@@ -141,7 +141,7 @@ static int ckst_check_blocks(ckstore *p, ckst_report *r) {
                  p->zName, sqlite3_errmsg(p->db));
     rc = SQLITE_OK;
   }
-  sqlite3_finalize(pStmt);
+  sqlite3_reset(pStmt);
   for (k = 0; k < p->nDirty; k++) {
     /* unflushed blocks that have no row yet count too */
     const ckst_block *b = ckst_cache_find(p, p->aDirty[k]);

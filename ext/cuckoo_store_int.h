@@ -66,6 +66,10 @@ enum {
   CKST_FIRST_BLOCK,
   CKST_READ_LEVEL,
   CKST_INSERT_LOG,
+  CKST_READ_CONFIG,
+  CKST_READ_LEVELS,
+  CKST_READ_LOG,
+  CKST_ALL_BLOCKS,
   CKST_NSTMT
 };
 
@@ -289,6 +293,9 @@ CUCKOO_PRIVATE int ckst_get_bucket(ckstore *p, int iLevel, uint64_t iBucket,
 ** Shadow tables (cuckoo_store_io.c)
 */
 CUCKOO_PRIVATE int ckst_stmt(ckstore *p, int i, sqlite3_stmt **pp);
+CUCKOO_PRIVATE int ckst_read_stmt(ckstore *p, int i, const char *zSuffix,
+                                  sqlite3_stmt **pp);
+CUCKOO_PRIVATE int ckst_read_fail(ckstore *p, const char *zSuffix, int rc);
 CUCKOO_PRIVATE int ckst_prepare_shadow(ckstore *p, const char *zFmt,
                                        const char *zSuffix,
                                        sqlite3_stmt **ppStmt);

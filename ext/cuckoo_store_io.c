@@ -43,20 +43,11 @@ static const char *const ckst_azShadow[] = {CKST_CONFIG, CKST_LEVELS,
 **
 ** CKST_SQL_WRITE_CONFIG  ?1 key, ?2 value: one row of T_config
 **                        (ckst_create).
-** CKST_SQL_READ_CONFIG   every row of T_config: k, v (ckst_read_config).
-** CKST_SQL_READ_LEVELS   every row of T_levels in level order: the nine
-**                        columns of the table (ckst_load_levels).
 ** CKST_SQL_CLEAR_LEVELS  every row of T_blocks and T_levels deleted
 **                        (ckst_clear_levels: import, delete-all).
-** CKST_SQL_ALL_BLOCKS    (cuckoo_store_int.h) every row of T_blocks.
 */
 #define CKST_SQL_WRITE_CONFIG                                                  \
   "INSERT INTO " CKST_TABLE(CKST_CONFIG) "(k, v) VALUES(?1, ?2)"
-#define CKST_SQL_READ_CONFIG "SELECT k, v FROM " CKST_TABLE(CKST_CONFIG)
-#define CKST_SQL_READ_LEVELS                                                   \
-  "SELECT level, nbuckets, bucket_size, fp_bits, flags, capacity, "            \
-  "buckets_per_block, block_bytes, count FROM " CKST_TABLE(                    \
-      CKST_LEVELS) " ORDER BY level"
 #define CKST_SQL_CLEAR_LEVELS                                                  \
   "DELETE FROM " CKST_TABLE(CKST_BLOCKS) ";"                                   \
                                          "DELETE FROM " CKST_TABLE(            \
@@ -102,6 +93,23 @@ static const char *const ckst_azSql[CKST_NSTMT] = {
                                                      "id<?2 ORDER BY id"),
     /* CKST_INSERT_LOG: ?1 the operations of a flush (ckst_log_write) */
     ("INSERT INTO " CKST_TABLE(CKST_LOG) "(ops) VALUES(?1)"),
+    /* The reads of a load and of cuckoo_check(), which run again after
+    ** every change of another connection, every rollback and every
+    ** check (ckst_read_stmt):
+    ** CKST_READ_CONFIG: -> k, v of every row of T_config
+    ** (ckst_read_config) */
+    ("SELECT k, v FROM " CKST_TABLE(CKST_CONFIG)),
+    /* CKST_READ_LEVELS: -> the nine columns of every row of T_levels, in
+    ** level order (ckst_load_levels) */
+    ("SELECT level, nbuckets, bucket_size, fp_bits, flags, capacity, "
+     "buckets_per_block, block_bytes, count FROM " CKST_TABLE(
+         CKST_LEVELS) " ORDER BY level"),
+    /* CKST_READ_LOG: -> id, ops of every row of T_log, in id order
+    ** (ckst_log_replay) */
+    ("SELECT id, ops FROM " CKST_TABLE(CKST_LOG) " ORDER BY id"),
+    /* CKST_ALL_BLOCKS: -> id, data of every row of T_blocks, in id order
+    ** (cuckoo_check: ckst_check_blocks) */
+    (CKST_SQL_ALL_BLOCKS),
 };
 
 /* ---------------------------------------------------------------------
@@ -117,26 +125,62 @@ int ckst_is_shadow(const char *zSuffix) {
   return 0;
 }
 
+/* A shadow table missing or unusable (the message of the statement that
+** found it): T_zSuffix, or any when zSuffix is NULL. */
+static int ckst_shadow_corrupt(ckstore *p, const char *zSuffix) {
+  if (zSuffix == 0) {
+    return ckst_corrupt(p, "cannot use its shadow tables (%s)",
+                        sqlite3_errmsg(p->db));
+  }
+  return ckst_corrupt(p, "cannot read %s_%s (%s)", p->zName, zSuffix,
+                      sqlite3_errmsg(p->db));
+}
+
+/* Prepare statement i of ckst_azSql into p->aStmt[i] unless it is
+** there.  A failure to prepare it is a missing or unusable shadow table:
+** SQLITE_ERROR for any statement, every code but SQLITE_NOMEM for one
+** that reads T_zSuffix (zSuffix given). */
+static int ckst_keep(ckstore *p, int i, const char *zSuffix) {
+  char *zSql;
+  int rc;
+  if (p->aStmt[i]) return SQLITE_OK;
+  zSql = sqlite3_mprintf(ckst_azSql[i], p->zDb, p->zName);
+  if (zSql == 0) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_PERSISTENT,
+                          &p->aStmt[i], 0);
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK || rc == SQLITE_NOMEM) return rc;
+  if (zSuffix || rc == SQLITE_ERROR) return ckst_shadow_corrupt(p, zSuffix);
+  return ckst_sqlerr(p, rc);
+}
+
 /* Prepared statement i of ckst_azSql (prepared on first use, kept in
 ** p->aStmt until ckst_finalize()); *pp is the store's, reset it after
 ** use.  A statement that cannot be prepared is a missing shadow table. */
 int ckst_stmt(ckstore *p, int i, sqlite3_stmt **pp) {
-  if (p->aStmt[i] == 0) {
-    char *zSql = sqlite3_mprintf(ckst_azSql[i], p->zDb, p->zName);
-    int rc;
-    if (zSql == 0) return SQLITE_NOMEM;
-    rc = sqlite3_prepare_v3(p->db, zSql, -1, SQLITE_PREPARE_PERSISTENT,
-                            &p->aStmt[i], 0);
-    sqlite3_free(zSql);
-    if (rc == SQLITE_ERROR) {
-      /* A shadow table is missing (or unusable). */
-      return ckst_corrupt(p, "cannot use its shadow tables (%s)",
-                          sqlite3_errmsg(p->db));
-    }
-    if (rc != SQLITE_OK) return ckst_sqlerr(p, rc);
-  }
-  *pp = p->aStmt[i];
-  return SQLITE_OK;
+  int rc = ckst_keep(p, i, 0);
+  *pp = rc == SQLITE_OK ? p->aStmt[i] : 0;
+  return rc;
+}
+
+/* The same for a statement that reads T_zSuffix whole (a load, a check),
+** whose failures name that table (ckst_read_fail). */
+int ckst_read_stmt(ckstore *p, int i, const char *zSuffix,
+                   sqlite3_stmt **pp) {
+  int rc = ckst_keep(p, i, zSuffix);
+  *pp = rc == SQLITE_OK ? p->aStmt[i] : 0;
+  return rc;
+}
+
+/* The error of a statement of ckst_read_stmt() whose sqlite3_step()
+** failed with rc (called before its reset, so that the message is its
+** own).  SQLITE_ERROR is the statement, kept from an earlier load, not
+** prepared again after a schema change (its shadow table dropped since):
+** the same corruption as a failure to prepare it.  Other codes pass with
+** their message. */
+int ckst_read_fail(ckstore *p, const char *zSuffix, int rc) {
+  return rc == SQLITE_ERROR ? ckst_shadow_corrupt(p, zSuffix)
+                            : ckst_sqlerr(p, rc);
 }
 
 /* Prepare one-off SQL on the shadow table T_zSuffix (zFmt gets zDb and
@@ -317,7 +361,7 @@ static int ckst_read_config(ckstore *p, ckst_cval *a) {
   sqlite3_stmt *pStmt = 0;
   int rc, k;
   memset(a, 0, sizeof(ckst_cval) * CKC_N);
-  rc = ckst_prepare_shadow(p, CKST_SQL_READ_CONFIG, CKST_CONFIG, &pStmt);
+  rc = ckst_read_stmt(p, CKST_READ_CONFIG, CKST_CONFIG, &pStmt);
   if (rc != SQLITE_OK) return rc;
   while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
     const char *zKey = (const char *)sqlite3_column_text(pStmt, 0);
@@ -349,9 +393,9 @@ static int ckst_read_config(ckstore *p, ckst_cval *a) {
   if (rc == SQLITE_DONE) {
     rc = SQLITE_OK;
   } else if (rc != SQLITE_NOMEM) {
-    rc = ckst_sqlerr(p, rc);
+    rc = ckst_read_fail(p, CKST_CONFIG, rc);
   }
-  sqlite3_finalize(pStmt);
+  sqlite3_reset(pStmt);
   return rc;
 }
 
@@ -480,7 +524,7 @@ static int ckst_load_levels(ckstore *p) {
   sqlite3_stmt *pStmt = 0;
   int rc, n = 0;
 
-  rc = ckst_prepare_shadow(p, CKST_SQL_READ_LEVELS, CKST_LEVELS, &pStmt);
+  rc = ckst_read_stmt(p, CKST_READ_LEVELS, CKST_LEVELS, &pStmt);
   while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
     rc = SQLITE_OK;
     ckst_level_row(p, pStmt, n, &rc);
@@ -489,9 +533,9 @@ static int ckst_load_levels(ckstore *p) {
   if (rc == SQLITE_DONE) {
     rc = SQLITE_OK;
   } else if (pStmt && rc != SQLITE_CORRUPT_VTAB && rc != SQLITE_NOMEM) {
-    rc = ckst_sqlerr(p, rc);
+    rc = ckst_read_fail(p, CKST_LEVELS, rc);
   }
-  sqlite3_finalize(pStmt);
+  if (pStmt) sqlite3_reset(pStmt);
   if (rc == SQLITE_OK && n == 0) {
     rc = ckst_corrupt(p, "%s_" CKST_LEVELS " has no rows", p->zName);
   }

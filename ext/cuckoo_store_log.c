@@ -322,8 +322,7 @@ int ckst_log_replay(ckstore *p) {
   ckst_log_reset(p);
   p->log.nReplayed = 0;
   if (p->version < 3) return SQLITE_OK;
-  rc = ckst_prepare_shadow(p, "SELECT id, ops FROM " CKST_TABLE(CKST_LOG)
-                              " ORDER BY id", CKST_LOG, &pStmt);
+  rc = ckst_read_stmt(p, CKST_READ_LOG, CKST_LOG, &pStmt);
   p->log.bReplay = 1;
   while (rc == SQLITE_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
     rc = ckst_log_row(p, pStmt);
@@ -333,9 +332,9 @@ int ckst_log_replay(ckstore *p) {
     rc = SQLITE_OK;
   } else if (pStmt && rc != SQLITE_OK && rc != SQLITE_CORRUPT_VTAB &&
              rc != SQLITE_NOMEM && p->zErr == 0) {
-    rc = ckst_sqlerr(p, rc);
+    rc = ckst_read_fail(p, CKST_LOG, rc);
   }
-  sqlite3_finalize(pStmt);
+  if (pStmt) sqlite3_reset(pStmt);
   p->bChanged = bChanged;
   return rc;
 }
