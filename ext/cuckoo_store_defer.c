@@ -158,38 +158,34 @@ static uint32_t ckst_key_slot(const ckst_defer *d, uint64_t key) {
   return (uint32_t)((key * 0x9E3779B97F4A7C15ULL) >> 40) & (d->nKeySlot - 1);
 }
 
-/* Is key in the set?  Returns 1, or 0 with *piSlot = the empty slot where
-** it would go (valid until the set changes). */
+/* Is key in the set?  *piSlot = its slot (1), or the empty slot where it
+** would go (0, valid until the set changes). */
 static int ckst_key_find(const ckst_defer *d, uint64_t key, uint32_t *piSlot) {
   uint32_t mask = d->nKeySlot - 1;
   uint32_t i = ckst_key_slot(d, key);
-  for (;; i = (i + 1) & mask) {
-    if (d->aKey[i] == key) return 1;
-    if (d->aKey[i] == 0) {
-      *piSlot = i;
-      return 0;
-    }
-  }
+  while (d->aKey[i] != key && d->aKey[i] != 0)
+    i = (i + 1) & mask;
+  *piSlot = i;
+  return d->aKey[i] == key;
 }
 
 /* Empty the key set (before a drain or a discard: the pending items'
 ** keys are still those they were recorded with). */
 static void ckst_keys_clear(ckstore *p) {
   ckst_defer *d = &p->defer;
-  uint32_t i, mask = d->nKeySlot - 1;
+  uint32_t i, j;
   int bAll = d->bKeyOrder || (uint64_t)d->n * 16 > d->nKeySlot;
   if (!d->bKeyUsed) return;
   for (i = d->n; !bAll && i-- > 0;) {
-    uint64_t key;
-    uint32_t j;
+    int bHas;
     if (!d->aVal[i].bKeyed) continue;
-    key = ckst_last_key(p, d->aHash[i]);
-    for (j = ckst_key_slot(d, key); d->aKey[j] != key; j = (j + 1) & mask) {
-      if (d->aKey[j] == 0) break;
+    bHas = ckst_key_find(d, ckst_last_key(p, d->aHash[i]), &j);
+    assert(bHas);
+    if (bHas) {
+      d->aKey[j] = 0;
+    } else {
+      bAll = 1; /* (never: cleared whole then) */
     }
-    assert(d->aKey[j] == key);
-    if (d->aKey[j] != key) bAll = 1; /* (never: cleared whole then) */
-    d->aKey[j] = 0;
   }
   if (bAll) memset(d->aKey, 0, sizeof(uint64_t) * d->nKeySlot);
   /* (the items' bKeyed are cleared by whoever keeps them pending) */

@@ -158,13 +158,12 @@ static int ckst_keep(ckstore *p, int i, const char *zSuffix) {
 ** p->aStmt until ckst_finalize()); *pp is the store's, reset it after
 ** use.  A statement that cannot be prepared is a missing shadow table. */
 int ckst_stmt(ckstore *p, int i, sqlite3_stmt **pp) {
-  int rc = ckst_keep(p, i, 0);
-  *pp = rc == SQLITE_OK ? p->aStmt[i] : 0;
-  return rc;
+  return ckst_read_stmt(p, i, 0, pp);
 }
 
 /* The same for a statement that reads T_zSuffix whole (a load, a check),
-** whose failures name that table (ckst_read_fail). */
+** whose failures name that table (ckst_read_fail); zSuffix NULL is
+** ckst_stmt(). */
 int ckst_read_stmt(ckstore *p, int i, const char *zSuffix,
                    sqlite3_stmt **pp) {
   int rc = ckst_keep(p, i, zSuffix);

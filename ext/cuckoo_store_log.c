@@ -98,18 +98,25 @@ int ckst_log_reserve(ckstore *p, uint32_t n) {
   return SQLITE_OK;
 }
 
+/* Append one operation to aOp (room reserved): the op byte, then the
+** hash big-endian (a host of unknown order is taken as little-endian, as
+** cuckoo_bucket.h does). */
+static void ckst_log_put(ckst_log *g, int opLevel, uint64_t hash) {
+  uint8_t *a = g->aOp + (size_t)g->nOp++ * CKST_LOG_OP;
+#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+  hash = CF_BSWAP64(hash);
+#endif
+  a[0] = (uint8_t)opLevel;
+  memcpy(a + 1, &hash, 8);
+}
+
 void ckst_log_add(ckstore *p, int op, int iLevel, uint64_t hash) {
   ckst_log *g = &p->log;
-  uint8_t *a;
-  int i;
   if (p->version < 3) return;
   p->aLevel[iLevel].nLogOps++;
   if (g->bReplay || g->bOff) return;
   assert(iLevel >= 0 && iLevel <= CKST_OP_LEVEL && g->nOp < g->nAlloc);
-  a = g->aOp + (size_t)g->nOp++ * CKST_LOG_OP;
-  a[0] = (uint8_t)(op | iLevel);
-  for (i = 0; i < 8; i++)
-    a[1 + i] = (uint8_t)(hash >> (56 - 8 * i));
+  ckst_log_put(g, op | iLevel, hash);
 }
 
 void ckst_log_add_n(ckstore *p, int iLevel, const uint64_t *aHash,
@@ -124,18 +131,8 @@ void ckst_log_add_n(ckstore *p, int iLevel, const uint64_t *aHash,
   assert(iLevel >= 0 && iLevel <= CKST_OP_LEVEL &&
          p->log.nOp + n <= p->log.nAlloc);
   p->aLevel[iLevel].nLogOps += n;
-  for (i = 0; i < n; i++) {
-    /* ckst_log_add(p, 0, iLevel, aHash[i]): the op byte, the hash
-    ** big-endian (a host of unknown order is taken as little-endian, as
-    ** cuckoo_bucket.h does) */
-    uint8_t *a = p->log.aOp + (size_t)p->log.nOp++ * CKST_LOG_OP;
-    uint64_t be = aHash[i];
-#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
-    be = CF_BSWAP64(be);
-#endif
-    a[0] = (uint8_t)iLevel;
-    memcpy(a + 1, &be, 8);
-  }
+  for (i = 0; i < n; i++)
+    ckst_log_put(&p->log, iLevel, aHash[i]); /* (ckst_log_add, op 0) */
 }
 
 void ckst_log_reset(ckstore *p) {
