@@ -44,12 +44,13 @@ ls seed-blob | wc -l
 # operations, see the file's header): each template untouched, and one
 # input per kind of mutation, each followed by $all, the program that runs
 # every operation in the order the first version of the target ran them
-# all on every input (ten reads; BEGIN, four inserts, a bulk insert;
+# all on every input (ten reads; BEGIN, four inserts, a bulk insert of 143 items,
+# byte 127, that grows the newest level of every template but the log's;
 # SAVEPOINT, INSERT OR IGNORE, DELETE, UPDATE, RELEASE; a check;
 # SAVEPOINT, delete-all, RELEASE; ROLLBACK; the rename opcode, which
 # renames only when a third argument of s() gives its byte, 15), and a few
 # short programs (writes in autocommit mode, nested savepoints).
-all='\000\000\000\000\001\000\000\002\000\000\003\000\000\004\000\000\005\000\000\006\000\000\007\000\000\010\000\000\011\000\003\001\000\001\000\001\000\001\000\002\000\004\005\000\006\000\007\000\000\011\013\004\014\000\011\015\000\016'
+all='\000\000\000\000\001\000\000\002\000\000\003\000\000\004\000\000\005\000\000\006\000\000\007\000\000\010\000\000\011\000\003\001\000\001\000\001\000\001\000\002\177\004\005\000\006\000\007\000\000\011\013\004\014\000\011\015\000\016'
 mkdir -p seed-shadow
 s() { printf "$2$all$3" > "seed-shadow/$1"; }
 s tpl0-levels        '\000\377'
@@ -60,6 +61,9 @@ s tpl3-b8-copies     '\003\377'
 # written; its blocks damaged under the log, and its config version
 # set back to 2 (the log ignored)
 s tpl4-log           '\004\377'
+# many small levels (bytes 5 and 6): plain, and semi-sorted
+s tpl5-levels        '\005\377'
+s tpl6-levels-ss     '\006\377'
 s log-block-bytes    '\004\001\005\003\002\011\001\002\003\004\377'
 s log-block-deleted  '\004\001\010\002\000\001\377' '\017'
 s log-version-2      '\004\001\000\000\000\022\377'
@@ -82,7 +86,7 @@ s table-dropped      '\000\001\013\000\002\377' '\017'
 # mode, then a check; nested savepoints rolled back to and released
 # around inserts and an import, then COMMIT
 all=''
-s prog-autocommit    '\000\377\002\000\001\007\014\000\013'
+s prog-autocommit    '\000\377\002\177\001\007\014\000\013'
 s prog-savepoints    '\003\377\003\004\001\011\004\002\004\010\012\011\010\011\015\001\013'
 ls seed-shadow | wc -l
 # (regress-*: inputs that found defects, kept as they were found, and

@@ -6,7 +6,8 @@
 **
 ** Each input picks one of a few template databases (a table t with its
 ** shadow tables t_config, t_levels, t_blocks: one or several levels,
-** plain or semi-sorted, bucket sizes 2, 4 and 8, growth on and off),
+** plain or semi-sorted, bucket sizes 2, 4 and 8, growth on and off, log
+** rows, many small levels of fingerprints from 6 to 15 bits),
 ** built once per process and loaded (sqlite3_deserialize) into the
 ** process's one in-memory connection, and applies the mutations the
 ** input describes, with SQL on the shadow tables: config values replaced
@@ -62,11 +63,11 @@ int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 
 /* The in-memory database's largest size (SQLITE_FCNTL_SIZE_LIMIT): a
 ** template with a program's writes needs well under 128 KB (14 KB at
-** most over the corpus of a 60-second run; 32 bulk inserts of 355 items
-** need 66 KB), and a crafted capacity's level reaches the limit
-** (SQLITE_FULL) after at most 128 KB of block rows: about 8 ms under
-** ASan, where the 1 MB of the first version took 60 to 200 ms, a third of
-** all the time the fuzzer spent. */
+** most over the corpus of a 60-second run; a template with the 858 items
+** of a program's 6 largest bulk inserts, 10 KB), and a crafted
+** capacity's level reaches the limit (SQLITE_FULL) after at most 128 KB
+** of block rows: about 8 ms under ASan, where the 1 MB of the first
+** version took 60 to 200 ms, a third of all the time the fuzzer spent. */
 #define DB_SIZE_LIMIT (128 << 10)
 
 /* ASan keeps freed memory in quarantine to catch a use after free; one
@@ -170,12 +171,17 @@ static const char *azTemplate[] = {
     "i<50) INSERT INTO t SELECT i FROM n;"
     "INSERT INTO t VALUES (7), (7), (7);",
     /* format 3 with log rows: small commits (each statement its own) into
-    ** a level of 38 blocks, an insert and a removal logged; then growth,
-    ** which merges, and logged commits on the new level */
-    "CREATE VIRTUAL TABLE t USING cuckoo(capacity=2000, error_rate=0.01, "
+    ** a level of 8 blocks, an insert and a removal logged; then growth,
+    ** which merges, and logged commits on the new level (three log rows,
+    ** of 4, 2 and 1 operations).  Capacity 200, not more: every full
+    ** scan, count(*), cuckoo_check(), load and emptying of an input walks
+    ** the whole table, and the first version's 2,000 items (70 blocks)
+    ** made those several times costlier for the same rows, logs and
+    ** merges; a bulk insert can also grow this level (room 400) */
+    "CREATE VIRTUAL TABLE t USING cuckoo(capacity=200, error_rate=0.01, "
     "block_size=64);"
     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE "
-    "i<1990) INSERT INTO t SELECT i FROM n;"
+    "i<190) INSERT INTO t SELECT i FROM n;"
     "INSERT INTO t VALUES ('a'), ('b');"
     "INSERT INTO t VALUES (2.5);"
     "DELETE FROM t WHERE item = 7;"
@@ -183,6 +189,26 @@ static const char *azTemplate[] = {
     "('i'), ('j'), ('k'), ('l'), ('m'), ('n');"
     "INSERT INTO t VALUES (x'01'), (x'02');"
     "DELETE FROM t WHERE item = 'a';",
+    /* many small levels, plain: capacity 2, five levels of fingerprints
+    ** of 11 to 15 bits (the newest one's buckets past 57 bits, read as
+    ** 128-bit words), and a bulk insert grows it by two or three levels
+    ** more (16 bits and up).  Each level's width has code of its own in
+    ** the core (bucket words, wide words, fields); without this template
+    ** only many large bulk inserts reached those widths */
+    "CREATE VIRTUAL TABLE t USING cuckoo(capacity=2, error_rate=0.01, "
+    "block_size=64);"
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE "
+    "i<40) INSERT INTO t SELECT 'd' || i FROM n;",
+    /* the same, semi-sorted, with short fingerprints: three levels of 6
+    ** to 8 bits, inserts going to the 8-bit one (the semi-sorted match of
+    ** 2 to 4 low bits per slot loops, from 5 on it multiplies: a growth
+    ** reaches it; tpl1's growth reaches 16 bits, read field by field).
+    ** Without it only crafted error rates reached short semi-sorted
+    ** fingerprints */
+    "CREATE VIRTUAL TABLE t USING cuckoo(capacity=4, error_rate=0.3, "
+    "block_size=64, semisort);"
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE "
+    "i<20) INSERT INTO t SELECT i FROM n;",
 };
 #define N_TEMPLATE (int)(sizeof(azTemplate) / sizeof(azTemplate[0]))
 
@@ -578,7 +604,7 @@ static const char *azRead[] = {
 enum {
   OP_READ,        /* read k (byte % N_READ), item (int) */
   OP_INSERT,      /* item (int); found right after, if the table is sound */
-  OP_BULK,        /* 100 + byte new items: enough to grow a level */
+  OP_BULK,        /* 16 + byte % 128 new items: enough to grow a level */
   OP_BEGIN,       /* (if no transaction is open) */
   OP_SAVEPOINT,   /* (at most 3 open) */
   OP_IGNORE,      /* item (int): INSERT OR IGNORE */
@@ -594,6 +620,7 @@ enum {
   N_OP
 };
 #define MAX_OPS 32
+#define MAX_BULK 6 /* bulk inserts per program; the others do nothing */
 
 /* One operation of the program; returns 1 for OP_RENAME. */
 static int run_op(run *p, unsigned op, reader *rd, int *pnSave) {
@@ -619,8 +646,15 @@ static int run_op(run *p, unsigned op, reader *rd, int *pnSave) {
     break;
   case OP_BULK:
     /* items 'bulk<n>.<i>': the same items again would pile up copies,
-    ** which costs ten times more per bulk insert and OP_INSERT covers */
-    aInt[0] = rd_byte(rd) + 100;
+    ** which costs ten times more per bulk insert and OP_INSERT covers.
+    ** 16 to 143 items (the newest level of every template but the log's
+    ** has room for 130 at most, so one bulk insert can grow it, and three
+    ** that of the log's) and at most MAX_BULK per program: bulk inserts
+    ** were half of all the time of a long run (100 to 355 items each,
+    ** 3.5 per input), and each inserts items no other has */
+    k = (int)rd_byte(rd);
+    if (p->nBulk >= MAX_BULK) break;
+    aInt[0] = 16 + k % 128;
     aInt[1] = p->nBulk++;
     if (use(p,
             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n "
@@ -726,11 +760,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   rd.n = size;
   rd.i = 0;
   memset(&R, 0, sizeof(R));
-  /* (byte 4 picks the template with log rows; every other byte the
-  ** template of the first four it picked before that one was added) */
+  /* (bytes 4 to 6 pick the templates added later, the one with log rows
+  ** and the two of many levels; every other byte the template of the
+  ** first four it picked before those were added) */
   {
     unsigned b = rd_byte(&rd);
-    iTpl = b == 4 ? 4 : b % 4;
+    iTpl = b >= 4 && b < N_TEMPLATE ? (int)b : (int)(b % 4);
   }
 
   /* One connection serves every input: sqlite3_deserialize() replaces
