@@ -38,8 +38,9 @@
 ** copies" on the newest level: ckst_txn_check() reads the item's two
 ** buckets there (stored copies), unless the level's bound on the copies
 ** of one item (ckst_level.nCopyMax) is below the item's limit, and the
-** key set rules out pending items with the same fingerprint and buckets;
-** an item that fails either is placed at once, after the pending ones, so
+** tally, or else the key set, rules out enough pending items with the same
+** fingerprint and buckets to reach it ("Copies of one item" below); an
+** item that fails either is placed at once, after the pending ones, so
 ** its statement fails if it must.
 */
 #include "cuckoo_store_int.h"
@@ -91,32 +92,49 @@ static void ckst_prefetch(const ckstore *p, uint64_t hash) {
 
 /*
 ** Copies of one item in a transaction.  An item pending twice could be
-** refused ("too many copies") by a drain after its statement: the second
-** one is placed at once instead, after the others, so its statement
-** fails if it must.  So every row of a transaction, and every OR IGNORE
-** row, asks the key set (aKey) whether an item with its key (ckst_last_key)
-** is pending, and adds its own key when it is recorded: one read and at
-** most one write of the set per row.  The set holds exactly the keys of
-** the pending items marked bKeyed, each once; a row recorded without its
-** key (an autocommit row, or rows left pending by a failed drain) sets
-** bNoKey, and the next row that asks adds the keys of the others first
-** (ckst_keys_fill).
+** refused ("too many copies") by a drain after its statement: once the
+** copies stored and pending could reach the item's limit, the row is
+** placed at once instead, after the others, so its statement fails if it
+** must.  Two structures count the pending items by key (ckst_last_key:
+** the fingerprint and buckets on the newest level):
+**
+**   the tally (aTally): one byte per counter, four counters per item of
+**   the window, the counter a key falls in (ckst_tally_slot) counting the
+**   pending items whose keys fall there.  Every plain row of a
+**   transaction reads its counter and adds 1 when it is recorded; the
+**   OR IGNORE rows before it are counted then (ckst_tally_fill counts
+**   the pending items from nTallied on).  A counter is at
+**   least the number of pending items with the key, so a row whose
+**   level bound on stored copies (ckst_level.nCopyMax) plus its counter
+**   is below its limit cannot be refused: recorded without more (the
+**   common row, one byte read and written in a small array).
+**
+**   the key set (aKey): exact, open addressing, two 8-byte slots per
+**   item of the window.  The other rows of a transaction (a counter
+**   too high, an unknown bound) and every OR IGNORE row ask it whether an
+**   item with their key is pending, and add their own key when recorded.
+**   It holds exactly the keys of the pending items marked bKeyed, each
+**   once; rows recorded without their key (a row the tally let through,
+**   an autocommit row, rows left pending by a failed drain) set bNoKey,
+**   and the next row that asks adds the keys of the others first
+**   (ckst_keys_fill).
 **
 ** The window.  Those rows are drained every nWindow items (ckst_window):
 ** the smallest power of two from CKST_WINDOW_MIN that is at least twice
 ** the newest level's blocks (so that the drain is still one batch,
-** ckst_drain_batch), at most CKST_PEND_MAX.  The set has two slots per
-** item of the window: 64 KiB for a table of up to 2,048 blocks (about
-** 3.5 million items at 1% error), which stays in the core's cache from
-** row to row, where 65,536 pending items would take 1 MiB and a cache
-** miss per row.
+** ckst_drain_batch), at most CKST_PEND_MAX.  The tally takes 16 KiB and
+** the set 64 KiB for a table of up to 2,048 blocks (about 3.5 million
+** items at 1% error), which stay in the core's cache from row to row,
+** where 65,536 pending items would take 1 MiB and a cache miss per row.
 **
-** Emptying.  A drain and a discard empty the set (ckst_keys_clear):
-** after many items by clearing it all, after a few by clearing their
-** slots, newest first (undoing each insert of open addressing in the
-** reverse order restores the set exactly), so that a transaction of
-** one-row statements, drained by each statement's savepoint, pays for
-** its rows, not for the set.
+** Emptying.  A drain and a discard empty both (ckst_keys_clear,
+** ckst_tally_clear): after many items by clearing them whole, after a
+** few by clearing what each item's key touched (for the set, the run of
+** slots from the key's first slot to an empty one: with no removal since
+** the set was empty, every key lies in the run from its first slot, so
+** clearing the runs of all the keys, in any order, empties it exactly),
+** so that a transaction of one-row statements, drained by each
+** statement's savepoint, pays for its rows, not for the arrays.
 */
 #define CKST_WINDOW_MIN 4096
 
@@ -173,24 +191,73 @@ static int ckst_key_find(const ckst_defer *d, uint64_t key, uint32_t *piSlot) {
 ** keys are still those they were recorded with). */
 static void ckst_keys_clear(ckstore *p) {
   ckst_defer *d = &p->defer;
-  uint32_t i, j;
-  int bAll = d->bKeyOrder || (uint64_t)d->n * 16 > d->nKeySlot;
+  uint32_t i, j, mask = d->nKeySlot - 1;
   if (!d->bKeyUsed) return;
-  for (i = d->n; !bAll && i-- > 0;) {
-    int bHas;
-    if (!d->aVal[i].bKeyed) continue;
-    bHas = ckst_key_find(d, ckst_last_key(p, d->aHash[i]), &j);
-    assert(bHas);
-    if (bHas) {
-      d->aKey[j] = 0;
-    } else {
-      bAll = 1; /* (never: cleared whole then) */
+  if ((uint64_t)d->n * 16 > d->nKeySlot) {
+    memset(d->aKey, 0, sizeof(uint64_t) * d->nKeySlot);
+  } else {
+    for (i = 0; i < d->n; i++) {
+      if (!d->aVal[i].bKeyed) continue;
+      for (j = ckst_key_slot(d, ckst_last_key(p, d->aHash[i])); d->aKey[j];
+           j = (j + 1) & mask) {
+        d->aKey[j] = 0;
+      }
     }
   }
-  if (bAll) memset(d->aKey, 0, sizeof(uint64_t) * d->nKeySlot);
   /* (the items' bKeyed are cleared by whoever keeps them pending) */
   d->bKeyUsed = 0;
-  d->bKeyOrder = 0;
+}
+
+/* The tally: a key's counter. */
+static uint32_t ckst_tally_slot(const ckst_defer *d, uint64_t key) {
+  return (uint32_t)((key * 0xD6E8FEB86659FD93ULL) >> 32) & (d->nTally - 1);
+}
+
+/* A tally with room for the window: SQLITE_OK or SQLITE_NOMEM.  (It grows
+** only while empty, as the set.) */
+static int ckst_tally_room(ckst_defer *d) {
+  if (d->nTally < 4 * d->nWindow) {
+    uint8_t *aNew;
+    assert(d->nTallied == 0);
+    aNew = sqlite3_realloc64(d->aTally, 4 * (uint64_t)d->nWindow);
+    if (aNew == 0) return SQLITE_NOMEM;
+    memset(aNew, 0, 4 * (size_t)d->nWindow);
+    d->aTally = aNew;
+    d->nTally = 4 * d->nWindow;
+  }
+  return SQLITE_OK;
+}
+
+/* Count the pending items from nTallied on (OR IGNORE rows, rows left
+** pending by a failed drain).  A counter stops at 255, far above any
+** limit (16). */
+static void ckst_tally_fill(ckstore *p) {
+  ckst_defer *d = &p->defer;
+  for (; d->nTallied < d->n; d->nTallied++) {
+    uint8_t *c = &d->aTally[ckst_tally_slot(
+        d, ckst_last_key(p, d->aHash[d->nTallied]))];
+    if (*c < 255) (*c)++;
+  }
+}
+
+/* Empty the tally (when the key set is emptied, and why). */
+static void ckst_tally_clear(ckstore *p, int bWhole) {
+  ckst_defer *d = &p->defer;
+  uint32_t i;
+  if (d->nTallied == 0) return;
+  if (bWhole || (uint64_t)d->nTallied * 16 > d->nTally) {
+    memset(d->aTally, 0, d->nTally);
+  } else {
+    for (i = 0; i < d->nTallied; i++)
+      d->aTally[ckst_tally_slot(d, ckst_last_key(p, d->aHash[i]))] = 0;
+  }
+  d->nTallied = 0;
+}
+
+/* Can no drain refuse an item of level pL with c items pending in its
+** key's counter and limit nLimit?  (stored copies at most nCopyMax) */
+static int ckst_tally_safe(const ckst_level *pL, uint32_t c, uint32_t nLimit) {
+  return pL->nCopyMax != CKST_COPIES_UNKNOWN && pL->nCopyMax + c < nLimit;
 }
 
 /* Add to the key set the keys of the pending items recorded without
@@ -210,7 +277,6 @@ static void ckst_keys_fill(ckstore *p) {
     d->aKey[iSlot] = key;
     e->bKeyed = 1;
     d->bKeyUsed = 1;
-    d->bKeyOrder = 1;
   }
   d->bNoKey = 0;
   d->iNoKey = d->n;
@@ -411,7 +477,9 @@ static CUCKOO_NOINLINE int ckst_drain_pending(ckstore *p) {
   uint32_t i = 0, n = p->defer.n;
   unsigned nDiscard = p->defer.nDiscard;
   int rc;
-  ckst_keys_clear(p); /* (the keys of items left pending may change) */
+  /* (the keys of items left pending may change) */
+  ckst_keys_clear(p);
+  ckst_tally_clear(p, 0);
   rc = ckst_drain_batch(p, &i);
   if (p->defer.nDiscard != nDiscard) return rc == SQLITE_OK ? SQLITE_ABORT : rc;
   if (rc != SQLITE_OK) {
@@ -493,6 +561,18 @@ static uint64_t ckst_last_key(const ckstore *p, uint64_t hash) {
   const ckst_level *pL = &p->aLevel[p->nLevel - 1];
   cf_key k = ckst_key(pL, hash);
   uint32_t i2 = cf_alt_in(&pL->p, k.i1, k.fp);
+  return ((uint64_t)k.fp << 32) | (k.i1 < i2 ? k.i1 : i2);
+}
+
+/* ckst_last_key(), and the item's limit of copies on that level in
+** *pnLimit: 2b, or b if its two buckets are one. */
+static CF_ALWAYS_INLINE uint64_t ckst_last_key_limit(const ckstore *p,
+                                                     uint64_t hash,
+                                                     uint32_t *pnLimit) {
+  const ckst_level *pL = &p->aLevel[p->nLevel - 1];
+  cf_key k = ckst_key(pL, hash);
+  uint32_t i2 = cf_alt_in(&pL->p, k.i1, k.fp);
+  *pnLimit = (i2 != k.i1 ? 2 : 1) * pL->p.bucket_size;
   return ((uint64_t)k.fp << 32) | (k.i1 < i2 ? k.i1 : i2);
 }
 
@@ -639,23 +719,26 @@ static int ckst_txn_check(ckstore *p, uint64_t hash, int bPending,
 ** cksql_describe_value(), 4 bytes each at most. */
 #define CKST_TEXT_KEPT 160
 
-/* ckst_insert_later() for every row but the short one it records
+/* ckst_insert_later() for every row but the short ones it records
 ** itself: eType is the item's type, and an INTEGER item's value and hash
-** are given. */
+** are given (and another item's hash if bHashed). */
 static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
                                       int eType, int mFlags,
                                       sqlite3_int64 iv, uint64_t hash,
-                                      uint64_t *pHash) {
+                                      int bHashed, uint64_t *pHash) {
   ckst_defer *d = &p->defer;
-  int rc, where = 0, bPending = 0;
+  int rc, where = 0, bPending = 0, bSafe = 0;
+  uint8_t *pTally = 0;
   uint64_t key = 0;
   uint32_t nText = 0, iSlot = 0;
   const unsigned char *zText = 0;
   ckst_pend *e;
   if (eType == SQLITE_NULL) return -1;
   if (eType != SQLITE_INTEGER) { /* (an INTEGER is hashed by the caller) */
-    rc = cksql_item_hash(&p->hasher, pItem, &hash);
-    if (rc != SQLITE_OK) return rc;
+    if (!bHashed) {
+      rc = cksql_item_hash(&p->hasher, pItem, &hash);
+      if (rc != SQLITE_OK) return rc;
+    }
     if (eType == SQLITE_TEXT) {
       int n = sqlite3_value_bytes(pItem);
       zText = sqlite3_value_text(pItem); /* (converted by the hash) */
@@ -681,12 +764,24 @@ static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
     ckst_prefetch(p, hash);
   }
   if (mFlags & (CKST_LATER_TXN | CKST_LATER_IF_ABSENT)) {
-    /* these rows ask the key set (see "Copies of one item") */
+    /* these rows read the tally or ask the key set (see "Copies of one
+    ** item") */
+    uint32_t nLimit;
     if (d->n >= d->nWindow) return -1; /* (the window is full) */
-    if (ckst_keys_room(d) != SQLITE_OK) return SQLITE_NOMEM;
-    if (d->bNoKey) ckst_keys_fill(p);
-    key = ckst_last_key(p, hash);
-    bPending = ckst_key_find(d, key, &iSlot);
+    key = ckst_last_key_limit(p, hash, &nLimit);
+    if (d->bTxn && !(mFlags & CKST_LATER_IF_ABSENT)) {
+      /* (an OR IGNORE row is counted by the next row that reads the
+      ** tally: ckst_tally_fill) */
+      if (ckst_tally_room(d) != SQLITE_OK) return SQLITE_NOMEM;
+      if (d->nTallied < d->n) ckst_tally_fill(p);
+      pTally = &d->aTally[ckst_tally_slot(d, key)];
+      bSafe = ckst_tally_safe(&p->aLevel[p->nLevel - 1], *pTally, nLimit);
+    }
+    if (!bSafe) {
+      if (ckst_keys_room(d) != SQLITE_OK) return SQLITE_NOMEM;
+      if (d->bNoKey) ckst_keys_fill(p);
+      bPending = ckst_key_find(d, key, &iSlot);
+    }
   }
   rc = ckst_pend_room(p, nText);
   if (rc != 0) return rc == 1 ? -1 : rc; /* at a bound: placed at once */
@@ -710,7 +805,7 @@ static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
     if (rc != SQLITE_OK) return rc;
     if (where == 1) return SQLITE_DONE;
     /* where 0: no copy stored (it matches no level), none pending */
-  } else if (mFlags & CKST_LATER_TXN) {
+  } else if ((mFlags & CKST_LATER_TXN) && !bSafe) {
     int bHot = 0;
     rc = ckst_txn_check(p, hash, bPending, &bHot);
     if (rc != SQLITE_OK) return rc;
@@ -720,8 +815,12 @@ static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
   d->nText += nText;
   e->bIfAbsent = where == 2;
   if (where == 2) d->bIfAbsent = 1;
-  if (key == 0) {
-    d->bNoKey = 1; /* (an autocommit row) */
+  if (pTally) {
+    if (*pTally < 255) (*pTally)++; /* (see ckst_tally_fill) */
+    d->nTallied = d->n;
+  }
+  if (key == 0 || bSafe) {
+    d->bNoKey = 1; /* (an autocommit row, or one the tally let through) */
   } else if (!bPending) {
     /* (the slot ckst_key_find() gave: the set has not changed since) */
     assert(d->aKey[iSlot] == 0);
@@ -730,6 +829,69 @@ static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
     d->bKeyUsed = 1;
   }
   return where == 2 ? SQLITE_DONE : SQLITE_OK;
+}
+
+/* A transaction's row that the tally lets through, with room: recorded
+** as ckst_record() would (its counter, read and raised, is its only
+** check), or 0 if it is not such a row. */
+static int ckst_txn_quick(ckstore *p, sqlite3_value *pItem, int eType,
+                          sqlite3_int64 iv, uint64_t hash) {
+  ckst_defer *d = &p->defer;
+  uint32_t nLimit, nText = 0;
+  uint64_t key = ckst_last_key_limit(p, hash, &nLimit);
+  uint8_t *c = &d->aTally[ckst_tally_slot(d, key)];
+  const unsigned char *zText = 0;
+  ckst_pend *e;
+  if (!ckst_tally_safe(&p->aLevel[p->nLevel - 1], *c, nLimit)) return 0;
+  if (eType == SQLITE_TEXT) {
+    int n = sqlite3_value_bytes(pItem);
+    zText = sqlite3_value_text(pItem); /* (converted by the hash) */
+    if (zText == 0) return 0; /* (ckst_record() reports it) */
+    nText = (uint32_t)(n < CKST_TEXT_KEPT ? n : CKST_TEXT_KEPT) + 1;
+    if (d->nText + nText > d->nTextAlloc) return 0;
+  }
+  (*c)++; /* (below 16: it was safe) */
+  e = &d->aVal[d->n];
+  e->eType = eType;
+  e->bIfAbsent = 0;
+  e->bKeyed = 0;
+  if (eType == SQLITE_INTEGER) {
+    e->v.i = iv;
+  } else if (eType == SQLITE_FLOAT) {
+    e->v.r = sqlite3_value_double(pItem);
+  } else if (eType == SQLITE_TEXT) {
+    e->v.iOff = d->nText;
+    memcpy(d->aText + d->nText, zText, nText - 1);
+    d->aText[d->nText + nText - 1] = 0;
+    d->nText += nText;
+  }
+  d->aHash[d->n++] = hash;
+  d->nTallied = d->n;
+  d->bNoKey = 1;
+  return 1;
+}
+
+/* ckst_insert_later() for a plain row of a transaction, with items
+** pending: the row of a load in a transaction, kept short too when it
+** can be (ckst_txn_quick). */
+static CUCKOO_NOINLINE int ckst_later_txn(ckstore *p, sqlite3_value *pItem,
+                                          int eType, sqlite3_int64 iv,
+                                          uint64_t hash, uint64_t *pHash) {
+  ckst_defer *d = &p->defer;
+  int bHashed = 0;
+  if (d->bTxn && d->n < d->nAlloc && d->n < d->nSafe && d->n < d->nWindow &&
+      d->nTallied == d->n && d->nTally >= 4 * d->nWindow &&
+      eType != SQLITE_NULL) {
+    if (eType != SQLITE_INTEGER) {
+      int rc = cksql_item_hash(&p->hasher, pItem, &hash);
+      if (rc != SQLITE_OK) return rc;
+      bHashed = 1;
+    }
+    *pHash = hash;
+    if (ckst_txn_quick(p, pItem, eType, iv, hash)) return SQLITE_OK;
+  }
+  return ckst_record(p, pItem, eType, CKST_LATER_TXN, iv, hash, bHashed,
+                     pHash);
 }
 
 int ckst_insert_later(ckstore *p, sqlite3_value *pItem, int mFlags,
@@ -760,7 +922,10 @@ int ckst_insert_later(ckstore *p, sqlite3_value *pItem, int mFlags,
       return SQLITE_OK;
     }
   }
-  return ckst_record(p, pItem, eType, mFlags, iv, hash, pHash);
+  if (mFlags == CKST_LATER_TXN && d->n > 0) {
+    return ckst_later_txn(p, pItem, eType, iv, hash, pHash);
+  }
+  return ckst_record(p, pItem, eType, mFlags, iv, hash, 0, pHash);
 }
 
 void ckst_defer_discard(ckstore *p, int bRollback) {
@@ -773,8 +938,8 @@ void ckst_defer_discard(ckstore *p, int bRollback) {
     /* (cleared whole: the levels may have been forgotten already) */
     memset(d->aKey, 0, sizeof(uint64_t) * d->nKeySlot);
     d->bKeyUsed = 0;
-    d->bKeyOrder = 0;
   }
+  ckst_tally_clear(p, 1);
   d->n = 0;
   d->nText = 0;
   d->bIfAbsent = 0;
@@ -797,6 +962,7 @@ int ckst_defer_check_flush(ckstore *p) {
 
 void ckst_defer_free(ckstore *p) {
   sqlite3_free(p->defer.aKey);
+  sqlite3_free(p->defer.aTally);
   sqlite3_free(p->defer.aText);
   sqlite3_free(p->defer.aVal);
   sqlite3_free(p->defer.aHash);

@@ -154,10 +154,16 @@ typedef struct ckst_defer {
   uint32_t nKeySlot; /* power of two, or 0 */
   uint32_t nWindow;  /* how many rows with keys may be pending (ckst_window) */
   int bKeyUsed;      /* a key may be in the set */
-  int bKeyOrder;     /* keys were added out of the items' order */
   int bNoKey;        /* a pending item may be neither bKeyed nor have its
                      ** key in the set (ckst_keys_fill adds them) */
   uint32_t iNoKey;   /* the items before it are not such items */
+  /* The tally (in a transaction): for the pending items from 0 to
+  ** nTallied, how many have a key that falls in each counter; at least
+  ** the number of pending items with a given key (cuckoo_store_defer.c,
+  ** "Copies of one item"). */
+  uint8_t *aTally;
+  uint32_t nTally;   /* counters: power of two, 4 per item of the window */
+  uint32_t nTallied;
   int iItem;          /* >= 0: the pending item being placed (messages) */
   int bFailed;        /* the last drain failed: its items are pending */
   int bStale;         /* a savepoint's drain failed: items predate it */
