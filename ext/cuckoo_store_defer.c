@@ -719,6 +719,41 @@ static int ckst_txn_check(ckstore *p, uint64_t hash, int bPending,
 ** cksql_describe_value(), 4 bytes each at most. */
 #define CKST_TEXT_KEPT 160
 
+/* The bytes of a TEXT item kept to name it: *pz, and *pn of them with
+** their NUL.  SQLITE_NOMEM if the text cannot be had. */
+static CF_ALWAYS_INLINE int ckst_text_kept(sqlite3_value *pItem,
+                                           const unsigned char **pz,
+                                           uint32_t *pn) {
+  int n = sqlite3_value_bytes(pItem);
+  *pz = sqlite3_value_text(pItem); /* (converted by the hash) */
+  if (*pz == 0) return SQLITE_NOMEM;
+  *pn = (uint32_t)(n < CKST_TEXT_KEPT ? n : CKST_TEXT_KEPT) + 1;
+  return SQLITE_OK;
+}
+
+/* The record of an item, past the pending items (not counted in n or
+** nText): its type and value, a TEXT item's nText kept bytes zText at
+** the end of aText (room checked). */
+static CF_ALWAYS_INLINE void
+ckst_pend_write(ckst_defer *d, uint64_t hash, int eType, sqlite3_int64 iv,
+                sqlite3_value *pItem, const unsigned char *zText,
+                uint32_t nText) {
+  ckst_pend *e = &d->aVal[d->n];
+  d->aHash[d->n] = hash;
+  e->eType = eType;
+  e->bKeyed = 0;
+  e->bIfAbsent = 0;
+  if (eType == SQLITE_INTEGER) {
+    e->v.i = iv;
+  } else if (eType == SQLITE_FLOAT) {
+    e->v.r = sqlite3_value_double(pItem);
+  } else if (eType == SQLITE_TEXT) {
+    e->v.iOff = d->nText;
+    memcpy(d->aText + d->nText, zText, nText - 1);
+    d->aText[d->nText + nText - 1] = 0;
+  }
+}
+
 /* ckst_insert_later() for every row but the short ones it records
 ** itself: eType is the item's type, and an INTEGER item's value and hash
 ** are given (and another item's hash if bHashed). */
@@ -740,10 +775,8 @@ static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
       if (rc != SQLITE_OK) return rc;
     }
     if (eType == SQLITE_TEXT) {
-      int n = sqlite3_value_bytes(pItem);
-      zText = sqlite3_value_text(pItem); /* (converted by the hash) */
-      if (zText == 0) return SQLITE_NOMEM;
-      nText = (uint32_t)(n < CKST_TEXT_KEPT ? n : CKST_TEXT_KEPT) + 1;
+      rc = ckst_text_kept(pItem, &zText, &nText);
+      if (rc != SQLITE_OK) return rc;
     }
   }
   *pHash = hash;
@@ -787,19 +820,8 @@ static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
   if (rc != 0) return rc == 1 ? -1 : rc; /* at a bound: placed at once */
   /* The record, written past the pending items: kept (n++) only if the
   ** row is recorded; a drain of the others (a hot row) ignores it. */
-  d->aHash[d->n] = hash;
+  ckst_pend_write(d, hash, eType, iv, pItem, zText, nText);
   e = &d->aVal[d->n];
-  e->eType = eType;
-  e->bKeyed = 0;
-  if (eType == SQLITE_INTEGER) {
-    e->v.i = iv;
-  } else if (eType == SQLITE_FLOAT) {
-    e->v.r = sqlite3_value_double(pItem);
-  } else if (eType == SQLITE_TEXT) {
-    e->v.iOff = d->nText;
-    memcpy(d->aText + d->nText, zText, nText - 1);
-    d->aText[d->nText + nText - 1] = 0;
-  }
   if (mFlags & CKST_LATER_IF_ABSENT) {
     rc = ckst_absent(p, hash, bPending, &where);
     if (rc != SQLITE_OK) return rc;
@@ -841,31 +863,16 @@ static int ckst_txn_quick(ckstore *p, sqlite3_value *pItem, int eType,
   uint64_t key = ckst_last_key_limit(p, hash, &nLimit);
   uint8_t *c = &d->aTally[ckst_tally_slot(d, key)];
   const unsigned char *zText = 0;
-  ckst_pend *e;
   if (!ckst_tally_safe(&p->aLevel[p->nLevel - 1], *c, nLimit)) return 0;
   if (eType == SQLITE_TEXT) {
-    int n = sqlite3_value_bytes(pItem);
-    zText = sqlite3_value_text(pItem); /* (converted by the hash) */
-    if (zText == 0) return 0; /* (ckst_record() reports it) */
-    nText = (uint32_t)(n < CKST_TEXT_KEPT ? n : CKST_TEXT_KEPT) + 1;
+    /* (an error, or no room: ckst_record() reports or makes it) */
+    if (ckst_text_kept(pItem, &zText, &nText) != SQLITE_OK) return 0;
     if (d->nText + nText > d->nTextAlloc) return 0;
   }
   (*c)++; /* (below 16: it was safe) */
-  e = &d->aVal[d->n];
-  e->eType = eType;
-  e->bIfAbsent = 0;
-  e->bKeyed = 0;
-  if (eType == SQLITE_INTEGER) {
-    e->v.i = iv;
-  } else if (eType == SQLITE_FLOAT) {
-    e->v.r = sqlite3_value_double(pItem);
-  } else if (eType == SQLITE_TEXT) {
-    e->v.iOff = d->nText;
-    memcpy(d->aText + d->nText, zText, nText - 1);
-    d->aText[d->nText + nText - 1] = 0;
-    d->nText += nText;
-  }
-  d->aHash[d->n++] = hash;
+  ckst_pend_write(d, hash, eType, iv, pItem, zText, nText);
+  d->n++;
+  d->nText += nText;
   d->nTallied = d->n;
   d->bNoKey = 1;
   return 1;
