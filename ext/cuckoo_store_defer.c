@@ -554,18 +554,8 @@ static uint64_t ckst_safe(ckstore *p) {
   return pL->p.capacity - pL->nCount;
 }
 
-/* The key of an item on the newest level: its fingerprint and the smaller
-** of its two buckets.  Two items share their two buckets and fingerprint
-** on that level exactly when their keys are equal; never 0. */
-static uint64_t ckst_last_key(const ckstore *p, uint64_t hash) {
-  const ckst_level *pL = &p->aLevel[p->nLevel - 1];
-  cf_key k = ckst_key(pL, hash);
-  uint32_t i2 = cf_alt_in(&pL->p, k.i1, k.fp);
-  return ((uint64_t)k.fp << 32) | (k.i1 < i2 ? k.i1 : i2);
-}
-
-/* ckst_last_key(), and the item's limit of copies on that level in
-** *pnLimit: 2b, or b if its two buckets are one. */
+/* ckst_last_key() below, and the item's limit of copies on that level
+** in *pnLimit: 2b, or b if its two buckets are one. */
 static CF_ALWAYS_INLINE uint64_t ckst_last_key_limit(const ckstore *p,
                                                      uint64_t hash,
                                                      uint32_t *pnLimit) {
@@ -574,6 +564,14 @@ static CF_ALWAYS_INLINE uint64_t ckst_last_key_limit(const ckstore *p,
   uint32_t i2 = cf_alt_in(&pL->p, k.i1, k.fp);
   *pnLimit = (i2 != k.i1 ? 2 : 1) * pL->p.bucket_size;
   return ((uint64_t)k.fp << 32) | (k.i1 < i2 ? k.i1 : i2);
+}
+
+/* The key of an item on the newest level: its fingerprint and the smaller
+** of its two buckets.  Two items share their two buckets and fingerprint
+** on that level exactly when their keys are equal; never 0. */
+static uint64_t ckst_last_key(const ckstore *p, uint64_t hash) {
+  uint32_t nLimit;
+  return ckst_last_key_limit(p, hash, &nLimit);
 }
 
 /*
@@ -918,14 +916,10 @@ int ckst_insert_later(ckstore *p, sqlite3_value *pItem, int mFlags,
       ** nothing to check (the first pending item marked the statement;
       ** an autocommit row is not in the key set: bNoKey) and nothing
       ** kept but its value.  The bulk load's row, kept short. */
-      ckst_pend *e = &d->aVal[d->n];
       *pHash = hash;
-      d->aHash[d->n++] = hash;
+      ckst_pend_write(d, hash, SQLITE_INTEGER, iv, pItem, 0, 0);
+      d->n++;
       d->bNoKey = 1;
-      e->eType = SQLITE_INTEGER;
-      e->bIfAbsent = 0;
-      e->bKeyed = 0;
-      e->v.i = iv;
       return SQLITE_OK;
     }
   }
