@@ -245,6 +245,7 @@ struct ckstore {
   ckst_block *pLast; /* most recently used block */
   uint64_t *aDirty;  /* ids of dirty blocks */
   uint32_t nDirty, nDirtyAlloc;
+  int bDirtyUnsorted; /* aDirty may be out of id order (ckst_dirty_sort) */
   int bChanged;             /* changed since the cookie was last bumped */
   int bCookieBumped;        /* the cookie was bumped in this transaction */
   sqlite3_int64 nBlockRead; /* blocks read from the shadow table */
@@ -364,6 +365,7 @@ static inline int ckst_block_get(ckstore *p, int iLevel, uint64_t j,
 CUCKOO_PRIVATE int ckst_cache_reserve_n(ckstore *p, uint64_t n);
 CUCKOO_PRIVATE void ckst_cache_clear(ckstore *p);
 CUCKOO_PRIVATE int ckst_mark_dirty(ckstore *p, ckst_block *b);
+CUCKOO_PRIVATE void ckst_dirty_sort(ckstore *p);
 CUCKOO_PRIVATE int ckst_level_image(ckstore *p, int iLevel);
 CUCKOO_PRIVATE uint32_t ckst_copies_scan(const ckst_level *pL);
 CUCKOO_PRIVATE void ckst_level_blocks(ckst_level *pL, uint32_t nPer);

@@ -804,11 +804,6 @@ int ckst_create(ckstore *p, const ckst_options *pOpt) {
 ** Flush and refresh
 */
 
-static int ckst_cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
 /* INSERT the row of every dirty block that has none (format 2: the
 ** first write of a block; in id order). */
 static int ckst_flush_absent(ckstore *p) {
@@ -847,7 +842,7 @@ int ckst_flush_blocks(ckstore *p) {
   if (p->nDirty == 0) return SQLITE_OK;
   zTab = sqlite3_mprintf("%s_" CKST_BLOCKS, p->zName);
   if (zTab == 0) return SQLITE_NOMEM;
-  qsort(p->aDirty, p->nDirty, sizeof(uint64_t), ckst_cmp_u64);
+  ckst_dirty_sort(p);
   rc = ckst_flush_absent(p);
   for (i = 0; rc == SQLITE_OK && i < p->nDirty; i++) {
     uint64_t id = p->aDirty[i];

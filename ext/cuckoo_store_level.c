@@ -11,6 +11,7 @@
 #include "cuckoo_store_int.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------------
@@ -138,6 +139,21 @@ void ckst_cache_evict_clean(ckstore *p) {
   }
 }
 
+static int ckst_cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Put p->aDirty in id order (blocks are marked dirty mostly in order, so
+** this rarely sorts): a flush writes in id order, and a scan looks for
+** the next dirty block by binary search. */
+void ckst_dirty_sort(ckstore *p) {
+  if (p->bDirtyUnsorted) {
+    qsort(p->aDirty, p->nDirty, sizeof(uint64_t), ckst_cmp_u64);
+    p->bDirtyUnsorted = 0;
+  }
+}
+
 /* Record that b must be written by the next flush (its id goes into
 ** p->aDirty, grown as needed); SQLITE_NOMEM leaves b clean. */
 int ckst_mark_dirty(ckstore *p, ckst_block *b) {
@@ -150,6 +166,9 @@ int ckst_mark_dirty(ckstore *p, ckst_block *b) {
     if (aNew == 0) return SQLITE_NOMEM;
     p->aDirty = aNew;
     p->nDirtyAlloc = nNew;
+  }
+  if (p->nDirty > 0 && b->id < p->aDirty[p->nDirty - 1]) {
+    p->bDirtyUnsorted = 1;
   }
   p->aDirty[p->nDirty++] = b->id;
   b->bDirty = 1;

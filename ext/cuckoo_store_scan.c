@@ -30,7 +30,7 @@ static int ckst_next_block(ckstore *p, int iLevel, uint64_t j,
   const ckst_level *pL = &p->aLevel[iLevel];
   uint64_t jNext = pL->nBlock, idFrom = CKST_ID(iLevel, j);
   sqlite3_stmt *pStmt = 0;
-  uint32_t i;
+  uint32_t i, lo, hi;
   int rc = ckst_stmt(p, CKST_FIRST_BLOCK, &pStmt);
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)idFrom);
@@ -44,10 +44,29 @@ static int ckst_next_block(ckstore *p, int iLevel, uint64_t j,
     rc = rc == SQLITE_DONE ? SQLITE_OK : ckst_sqlerr(p, rc);
   }
   sqlite3_reset(pStmt);
-  for (i = 0; i < p->nSlot; i++) {
-    const ckst_block *b = p->aSlot[i];
-    if (b && b->id >= idFrom && b->id < CKST_ID(iLevel, jNext)) {
+  /* Of the cached blocks, only a dirty one may lack its row and yet hold
+  ** fingerprints (a clean one without a row is all zeros, and one with a
+  ** row was found above): the first dirty block from idFrom on, by binary
+  ** search in the sorted dirty list.  Walking the whole cache here, at
+  ** every run of blocks without rows, made a scan cost those runs times
+  ** the blocks cached (3 s for 20,000 items logged in a table of capacity
+  ** 10^8, whose blocks the log made dirty). */
+  ckst_dirty_sort(p);
+  lo = 0;
+  hi = p->nDirty;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (p->aDirty[mid] < idFrom) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  for (i = lo; i < p->nDirty && p->aDirty[i] < CKST_ID(iLevel, jNext); i++) {
+    const ckst_block *b = ckst_cache_find(p, p->aDirty[i]);
+    if (b && b->bDirty && b->bAbsent) {
       jNext = b->id & 0xffffffff;
+      break;
     }
   }
   *pjNext = jNext;
