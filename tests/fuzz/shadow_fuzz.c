@@ -847,7 +847,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                     0) == SQLITE_OK
                 ? "DROP TABLE t2"
                 : "DROP TABLE t";
-    if (sqlite3_exec(R.db, zDrop, 0, 0, 0) != SQLITE_OK) {
+    /* SQLite before 3.44 can also roll a transaction back after
+    ** SQLITE_FULL to a database its own b-tree then finds malformed
+    ** (3.40.1: plain SQLITE_CORRUPT from DROP TABLE, "database
+    ** corruption at line 6632"; the same input drops its table on 3.54.1,
+    ** the fast build's SQLite): SQLite's defect, not the extension's,
+    ** which reports corruption with SQLITE_CORRUPT_VTAB only. */
+    if (sqlite3_exec(R.db, zDrop, 0, 0, 0) != SQLITE_OK &&
+        !(R.bFull && sqlite3_libversion_number() < 3044000 &&
+          sqlite3_extended_errcode(R.db) == SQLITE_CORRUPT)) {
       fprintf(stderr, "shadow_fuzz: DROP TABLE failed: %s\n",
               sqlite3_errmsg(R.db));
       abort();
