@@ -221,10 +221,11 @@ asan: deps
 demo: build-deps cuckoo.so
 	sqlite3 :memory: < sql/demo.sql
 
-# libFuzzer targets (clang): `fuzz` runs the fast build (UBSan, no ASan)
-# of each for FUZZ_SECONDS and replays the corpus it grew with the ASan
-# build; `test-fuzz` runs the ASan build for FUZZ_SHORT (part of `make
-# test`).  See tests/fuzz/Makefile (FUZZ_RUNS, FUZZ_TARGETS).
+# libFuzzer targets (clang): `fuzz` runs the fast build (UBSan, no ASan,
+# no assertions, SQLite 3.54.1) of each for FUZZ_SECONDS and replays the
+# corpus it grew with the replay build (ASan, UBSan, assertions, the same
+# SQLite); `test-fuzz` runs the ASan build (the system's SQLite) for
+# FUZZ_SHORT (part of `make test`).  See tests/fuzz/Makefile (FUZZ_RUNS, FUZZ_TARGETS).
 ## fuzz: each libFuzzer target (fast build) for FUZZ_SECONDS s, then an ASan replay of its corpus
 fuzz: deps
 	$(MAKE) -C tests/fuzz run
