@@ -156,6 +156,22 @@ static void make_base(const char *zFile, const char *zSql) {
   if (sqlite3_close(db) != SQLITE_OK) tl_die("close failed");
 }
 
+/* The two sides of a load of n items from zSelect: a cuckoo table sized
+** for them (its CREATE written into zCreateSeen) and a heap table. */
+static void load_sides(side *pOurs, side *pAlt, char *zCreateSeen,
+                       size_t nCreateSeen, sqlite3_int64 n,
+                       const char *zSelect) {
+  static char zOurs[100], zAlt[100];
+  snprintf(zCreateSeen, nCreateSeen,
+           "CREATE VIRTUAL TABLE seen USING cuckoo(capacity=%lld)", n);
+  snprintf(zOurs, sizeof(zOurs), "INSERT INTO seen(item) %s", zSelect);
+  snprintf(zAlt, sizeof(zAlt), "INSERT INTO heap(item) %s", zSelect);
+  pOurs->zCreate = zCreateSeen;
+  pOurs->zInsert = zOurs;
+  pAlt->zCreate = "CREATE TABLE heap(item)";
+  pAlt->zInsert = zAlt;
+}
+
 /* Every shape with a page cache of nCacheKib KiB (0: SQLite's default). */
 static void shapes(sqlite3_int64 nInt, sqlite3_int64 nText, int nCacheKib) {
   char zCreateSeen[200], zWhat[100];
@@ -176,12 +192,8 @@ static void shapes(sqlite3_int64 nInt, sqlite3_int64 nText, int nCacheKib) {
   set.nCacheKib = nCacheKib;
 
   /* 1. ascending integers in BEGIN ... COMMIT, both journal modes */
-  snprintf(zCreateSeen, sizeof(zCreateSeen),
-           "CREATE VIRTUAL TABLE seen USING cuckoo(capacity=%lld)", nInt);
-  ours.zCreate = zCreateSeen;
-  ours.zInsert = "INSERT INTO seen(item) SELECT x FROM src";
-  alt.zCreate = "CREATE TABLE heap(item)";
-  alt.zInsert = "INSERT INTO heap(item) SELECT x FROM src";
+  load_sides(&ours, &alt, zCreateSeen, sizeof(zCreateSeen), nInt,
+             "SELECT x FROM src");
   set.zBase = zIntsFile;
   for (j = 0; j < 2; j++) {
     set.zJournal = azJournal[j];
@@ -195,12 +207,8 @@ static void shapes(sqlite3_int64 nInt, sqlite3_int64 nText, int nCacheKib) {
   /* 2-4. TEXT items, rollback journal */
   set.zBase = zWordsFile;
   set.zJournal = "DELETE";
-  snprintf(zCreateSeen, sizeof(zCreateSeen),
-           "CREATE VIRTUAL TABLE seen USING cuckoo(capacity=%lld)", nText);
-  plain.zCreate = zCreateSeen;
-  plain.zInsert = "INSERT INTO seen(item) SELECT w FROM words";
-  alt.zCreate = "CREATE TABLE heap(item)";
-  alt.zInsert = "INSERT INTO heap(item) SELECT w FROM words";
+  load_sides(&plain, &alt, zCreateSeen, sizeof(zCreateSeen), nText,
+             "SELECT w FROM words");
   pair(&set, &plain, &alt);
   snprintf(zWhat, sizeof(zWhat),
            "%lld TEXT items (32 hex), in a transaction: table / heap", nText);
