@@ -30,6 +30,8 @@
 **                               extension zExt loaded as users load it
 **                               (sqlite3_load_extension; none when zExt is
 **                               NULL: the extension is linked in), or die
+**   bench_open_existing(zFile, zExt)
+**                               the same on the database zFile as it is
 **
 ** A new benchmark includes "bench.h", times with cpu() and is built and
 ** run by tests/bench/Makefile (every *_bench.c).
@@ -79,11 +81,9 @@ TL_FN void bench_remove_db(const char *zFile) {
   }
 }
 
-TL_FN sqlite3 *bench_open(const char *zFile, const char *zExt) {
-  sqlite3 *db;
+TL_FN sqlite3 *bench_open_existing(const char *zFile, const char *zExt) {
+  sqlite3 *db = tl_open(zFile);
   char *zErr = 0;
-  bench_remove_db(zFile);
-  db = tl_open(zFile);
   if (zExt == 0) return db;
   sqlite3_enable_load_extension(db, 1);
   if (sqlite3_load_extension(db, zExt, "sqlite3_cuckoo_init", &zErr) !=
@@ -92,6 +92,11 @@ TL_FN sqlite3 *bench_open(const char *zFile, const char *zExt) {
            zErr ? zErr : sqlite3_errmsg(db));
   }
   return db;
+}
+
+TL_FN sqlite3 *bench_open(const char *zFile, const char *zExt) {
+  bench_remove_db(zFile);
+  return bench_open_existing(zFile, zExt);
 }
 #endif /* SQLITE_VERSION */
 

@@ -104,16 +104,7 @@ static double run_one(const setup *pSet, const char *zCreate,
     double t0;
     close(fd[0]);
     copy_file(pSet->zBase, zDbFile);
-    db = tl_open(zDbFile);
-    {
-      char *zErr = 0;
-      sqlite3_enable_load_extension(db, 1);
-      if (sqlite3_load_extension(db, zExt, "sqlite3_cuckoo_init", &zErr) !=
-          SQLITE_OK) {
-        tl_die("cannot load %s (build it with make): %s", zExt,
-               zErr ? zErr : sqlite3_errmsg(db));
-      }
-    }
+    db = bench_open_existing(zDbFile, zExt);
     snprintf(zSql, sizeof(zSql), "PRAGMA journal_mode=%s", pSet->zJournal);
     tl_exec(db, zSql);
     if (pSet->nCacheKib) {
