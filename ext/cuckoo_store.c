@@ -549,6 +549,56 @@ static void ckst_copies_note(ckstore *p, int iLevel, cf_key k, uint32_t i2) {
   if (n > pL->nCopyMax) pL->nCopyMax = n;
 }
 
+/*
+** The insertion walk of an item whose two buckets are full, on a small
+** level that has an image: the core's in-memory walk (bucket words, not
+** decoded buckets through the callbacks), on a copy of the level's
+** buckets, then copied back.  It takes the same slots and writes the same
+** bytes as cf_store_insert() over the callbacks (the core guarantees it),
+** at a fraction of the cost, which matters most for the walk that fails:
+** CF_MAX_KICKS displacements, each undone, where a full level refuses an
+** item (growth off, or a level that refuses one before its capacity).
+** Such a walk changes nothing and writes nothing; one that succeeds marks
+** dirty the blocks whose bytes it changed (all of them cached: the image
+** holds every block of the level) before their new bytes are copied in,
+** so that a failure to mark changes nothing either.  Levels of at most
+** CKST_WALK_COPY bytes of buckets: the copy and the comparison cost about
+** as much as a short walk over the callbacks there.
+*/
+#define CKST_WALK_COPY 4096
+
+static int ckst_walk_copy(ckstore *p, int iLevel, cf_key k) {
+  ckst_level *pL = &p->aLevel[iLevel];
+  uint8_t aCopy[CF_HEADER_SIZE + CKST_WALK_COPY];
+  cf_filter f = pL->img;
+  uint64_t j;
+  int rc;
+  assert(pL->aImg && f.blob_size <= sizeof(aCopy));
+  memcpy(aCopy, f.blob, f.blob_size);
+  f.blob = aCopy;
+  f.table = aCopy + CF_HEADER_SIZE;
+  /* (the count only stops cf_insert() before the walk, where the callbacks
+  ** walk: at as many items as slots, or a crafted count) */
+  f.count = 0;
+  rc = cf_insert(&f, k);
+  if (rc != CF_OK) return rc; /* (CF_FULL, CF_TOO_MANY: nothing changed) */
+  for (j = 0; j < pL->nBlock; j++) {
+    uint64_t at = j * pL->nBytes;
+    size_t n;
+    if (at >= f.table_size) break;
+    n = (size_t)(f.table_size - at < pL->nBytes ? f.table_size - at
+                                                 : pL->nBytes);
+    if (memcmp(f.table + at, pL->img.table + at, n) == 0) continue;
+    rc = ckst_mark_dirty(p, ckst_cache_find(p, CKST_ID(iLevel, j)));
+    if (rc != SQLITE_OK) {
+      p->rcStore = rc;
+      return CF_IOERR;
+    }
+  }
+  memcpy(pL->img.table, f.table, f.table_size);
+  return CF_OK;
+}
+
 /* Insert into one level and count it (and log it: format 3); returns a
 ** CF_* code (CF_FULL and CF_TOO_MANY change nothing). */
 int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
@@ -566,6 +616,8 @@ int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
   if (rc < 0) return CF_IOERR;
   if (rc == 1) {
     rc = CF_OK;
+  } else if (pL->aImg && pL->img.table_size <= CKST_WALK_COPY) {
+    rc = ckst_walk_copy(p, iLevel, k);
   } else {
     /* both buckets full: the insertion walk over the callbacks (format 3:
     ** no merge in the middle of it, which would store half a walk that

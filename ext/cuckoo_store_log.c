@@ -73,8 +73,11 @@ int ckst_log_reserve(ckstore *p, uint32_t n) {
   uint8_t *aNew;
   if (p->version < 3 || g->bReplay) return SQLITE_OK;
   /* The changed blocks (estimated) fill the cache budget: merge before
-  ** the operation (every connection that replays must hold them). */
-  if (ckst_dirty_bytes(p) > p->cacheKib * 1024) {
+  ** the operation (every connection that replays must hold them).  The
+  ** estimate is below the levels' bytes, so a table smaller than the
+  ** budget skips it (an exp() per level, at every operation). */
+  if (ckst_level_bytes(p) > p->cacheKib * 1024 &&
+      ckst_dirty_bytes(p) > p->cacheKib * 1024) {
     int rc = ckst_log_merge(p);
     if (rc != SQLITE_OK) return rc;
     nWant = n;
