@@ -562,8 +562,9 @@ static void ckst_copies_note(ckstore *p, int iLevel, cf_key k, uint32_t i2) {
 ** dirty the blocks whose bytes it changed (all of them cached: the image
 ** holds every block of the level) before their new bytes are copied in,
 ** so that a failure to mark changes nothing either.  Levels of at most
-** CKST_WALK_COPY bytes of buckets: the copy and the comparison cost about
-** as much as a short walk over the callbacks there.
+** CKST_WALK_COPY bytes of buckets only, so that the copy and the
+** comparison (a few KiB of memcpy and memcmp per walk) stay small; a
+** larger level walks over the callbacks as before.
 */
 #define CKST_WALK_COPY 4096
 
