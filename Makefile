@@ -109,16 +109,18 @@ build/asan/%_test: tests/%_test.c $(EXTHDR) $(call objs,asan-core,$(CORENAMES))
 	$(CC) $(ASANFLAGS) $(WARN) -Iext -o $@ $< $(call objs,asan-core,$(CORENAMES)) -lm
 
 # C tests of the SQL layer (the out-of-memory sweep, the aggregates, the
-# model test, the crash test) link SQLite and the extension statically.
-SQLCTESTS := fault_test agg_test model_test crash_test
+# model test, the crash test, the I/O error sweep) link SQLite and the
+# extension statically.
+SQLCTESTS := fault_test agg_test model_test crash_test ioerr_test
+TESTHDR := tests/testlib.h tests/vfsshim.h
 
-$(addprefix build/,$(SQLCTESTS)): build/%: tests/%.c $(EXTHDR) \
+$(addprefix build/,$(SQLCTESTS)): build/%: tests/%.c $(EXTHDR) $(TESTHDR) \
     $(call objs,check-core,$(EXTNAMES))
 	@mkdir -p build
 	$(CC) $(CFLAGS) $(WARN) -DSQLITE_CORE -Iext -o $@ $< \
 	  $(call objs,check-core,$(EXTNAMES)) -lsqlite3 -lm
 
-$(addprefix build/asan/,$(SQLCTESTS)): build/asan/%: tests/%.c $(EXTHDR) \
+$(addprefix build/asan/,$(SQLCTESTS)): build/asan/%: tests/%.c $(EXTHDR) $(TESTHDR) \
     $(call objs,asan-core,$(EXTNAMES))
 	@mkdir -p build/asan
 	$(CC) $(ASANFLAGS) $(WARN) -DSQLITE_CORE -Iext -o $@ $< \

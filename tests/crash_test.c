@@ -49,6 +49,7 @@
 #include <sqlite3.h>
 
 #include "testlib.h"
+#include "vfsshim.h"
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -78,152 +79,15 @@ static uint64_t rnd(void) {
 }
 
 /* ---------------------------------------------------------------------
-** A VFS shim that kills the process at the Nth I/O call.
+** The VFS shim (tests/vfsshim.h) kills the process at the Nth I/O call.
 */
-static sqlite3_vfs *g_pOrig;
 static long g_nIo = 0;     /* I/O calls so far */
 static long g_nKillAt = 0; /* 0: never */
 
-static void io_tick(void) {
+static int crash_io(int eOp) {
+  (void)eOp;
   if (g_nKillAt && ++g_nIo >= g_nKillAt) kill(getpid(), SIGKILL);
-}
-
-typedef struct shim_file {
-  sqlite3_file base;
-  sqlite3_file *pReal; /* follows this struct in the same allocation */
-} shim_file;
-#define REAL(f) (((shim_file *)(f))->pReal)
-
-static int shClose(sqlite3_file *f) {
-  return REAL(f)->pMethods->xClose(REAL(f));
-}
-static int shRead(sqlite3_file *f, void *p, int n, sqlite3_int64 o) {
-  return REAL(f)->pMethods->xRead(REAL(f), p, n, o);
-}
-static int shWrite(sqlite3_file *f, const void *p, int n, sqlite3_int64 o) {
-  io_tick();
-  return REAL(f)->pMethods->xWrite(REAL(f), p, n, o);
-}
-static int shTruncate(sqlite3_file *f, sqlite3_int64 n) {
-  io_tick();
-  return REAL(f)->pMethods->xTruncate(REAL(f), n);
-}
-static int shSync(sqlite3_file *f, int flags) {
-  io_tick();
-  return REAL(f)->pMethods->xSync(REAL(f), flags);
-}
-static int shFileSize(sqlite3_file *f, sqlite3_int64 *p) {
-  return REAL(f)->pMethods->xFileSize(REAL(f), p);
-}
-static int shLock(sqlite3_file *f, int e) {
-  return REAL(f)->pMethods->xLock(REAL(f), e);
-}
-static int shUnlock(sqlite3_file *f, int e) {
-  return REAL(f)->pMethods->xUnlock(REAL(f), e);
-}
-static int shCheckReserved(sqlite3_file *f, int *p) {
-  return REAL(f)->pMethods->xCheckReservedLock(REAL(f), p);
-}
-static int shFileControl(sqlite3_file *f, int op, void *p) {
-  return REAL(f)->pMethods->xFileControl(REAL(f), op, p);
-}
-static int shSectorSize(sqlite3_file *f) {
-  return REAL(f)->pMethods->xSectorSize(REAL(f));
-}
-static int shDevChar(sqlite3_file *f) {
-  return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f));
-}
-static int shShmMap(sqlite3_file *f, int i, int n, int b, void volatile **pp) {
-  return REAL(f)->pMethods->xShmMap(REAL(f), i, n, b, pp);
-}
-static int shShmLock(sqlite3_file *f, int o, int n, int fl) {
-  return REAL(f)->pMethods->xShmLock(REAL(f), o, n, fl);
-}
-static void shShmBarrier(sqlite3_file *f) {
-  REAL(f)->pMethods->xShmBarrier(REAL(f));
-}
-static int shShmUnmap(sqlite3_file *f, int d) {
-  return REAL(f)->pMethods->xShmUnmap(REAL(f), d);
-}
-static int shFetch(sqlite3_file *f, sqlite3_int64 o, int n, void **pp) {
-  return REAL(f)->pMethods->xFetch(REAL(f), o, n, pp);
-}
-static int shUnfetch(sqlite3_file *f, sqlite3_int64 o, void *p) {
-  return REAL(f)->pMethods->xUnfetch(REAL(f), o, p);
-}
-
-static const sqlite3_io_methods shMethods = {
-    3,          shClose,         shRead,        shWrite,
-    shTruncate, shSync,          shFileSize,    shLock,
-    shUnlock,   shCheckReserved, shFileControl, shSectorSize,
-    shDevChar,  shShmMap,        shShmLock,     shShmBarrier,
-    shShmUnmap, shFetch,         shUnfetch};
-
-static int shOpen(sqlite3_vfs *v, const char *zName, sqlite3_file *f, int flags,
-                  int *pOut) {
-  shim_file *p = (shim_file *)f;
-  int rc;
-  (void)v;
-  p->pReal = (sqlite3_file *)&p[1];
-  rc = g_pOrig->xOpen(g_pOrig, zName, p->pReal, flags, pOut);
-  /* only a file the real VFS opened (pMethods set) gets our methods */
-  p->base.pMethods = p->pReal->pMethods ? &shMethods : 0;
-  return rc;
-}
-static int shDelete(sqlite3_vfs *v, const char *z, int dirSync) {
-  (void)v;
-  io_tick();
-  return g_pOrig->xDelete(g_pOrig, z, dirSync);
-}
-static int shAccess(sqlite3_vfs *v, const char *z, int fl, int *pOut) {
-  (void)v;
-  return g_pOrig->xAccess(g_pOrig, z, fl, pOut);
-}
-static int shFullPathname(sqlite3_vfs *v, const char *z, int n, char *zOut) {
-  (void)v;
-  return g_pOrig->xFullPathname(g_pOrig, z, n, zOut);
-}
-static int shRandomness(sqlite3_vfs *v, int n, char *z) {
-  (void)v;
-  return g_pOrig->xRandomness(g_pOrig, n, z);
-}
-static int shSleep(sqlite3_vfs *v, int us) {
-  (void)v;
-  return g_pOrig->xSleep(g_pOrig, us);
-}
-static int shCurrentTime(sqlite3_vfs *v, double *p) {
-  (void)v;
-  return g_pOrig->xCurrentTime(g_pOrig, p);
-}
-static int shGetLastError(sqlite3_vfs *v, int n, char *z) {
-  (void)v;
-  return g_pOrig->xGetLastError(g_pOrig, n, z);
-}
-static int shCurrentTimeInt64(sqlite3_vfs *v, sqlite3_int64 *p) {
-  (void)v;
-  return g_pOrig->xCurrentTimeInt64(g_pOrig, p);
-}
-
-static sqlite3_vfs shVfs;
-
-static void shim_register(void) {
-  g_pOrig = sqlite3_vfs_find(0);
-  memset(&shVfs, 0, sizeof(shVfs));
-  shVfs.iVersion = 2;
-  shVfs.szOsFile = (int)sizeof(shim_file) + g_pOrig->szOsFile;
-  shVfs.mxPathname = g_pOrig->mxPathname;
-  shVfs.zName = "crashshim";
-  shVfs.xOpen = shOpen;
-  shVfs.xDelete = shDelete;
-  shVfs.xAccess = shAccess;
-  shVfs.xFullPathname = shFullPathname;
-  shVfs.xDlOpen = 0;
-  shVfs.xRandomness = shRandomness;
-  shVfs.xSleep = shSleep;
-  shVfs.xCurrentTime = shCurrentTime;
-  shVfs.xGetLastError = shGetLastError;
-  shVfs.xCurrentTimeInt64 = shCurrentTimeInt64;
-  sqlite3_vfs_register(&shVfs, 0);
+  return 0;
 }
 
 /* ---------------------------------------------------------------------
@@ -598,7 +462,8 @@ int main(int argc, char **argv) {
   g_rng = seed * 0x2545F4914F6CDD1DULL + 99;
   snprintf(zStatus, sizeof(zStatus), "%s/crash-status", zDir);
   sqlite3_auto_extension((void (*)(void))sqlite3_cuckoo_init);
-  shim_register();
+  shim_register("crashshim");
+  shim_io = crash_io;
   for (a = 0; a < 2; a++) {
     snprintf(aDb[a].zFile, sizeof(aDb[a].zFile), "%s/crash-%s.db", zDir,
              a ? "wal" : "delete");

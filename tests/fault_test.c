@@ -31,8 +31,9 @@
 **      answer after a success.
 ** The last line is "fault_test: N passed, N failed".
 */
-#include "testlib.h"
 #include <sqlite3.h>
+
+#include "testlib.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,72 +142,6 @@ static int exec_first(sqlite3 *db, const char *zSql, int nStmt) {
   return rc;
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/*
-** The whole database as one string: the schema, then every row of every
-** table but virtual ones (their shadow tables are ordinary tables), rows
-** sorted.  NULL if a query failed.  Run without injection.
-*/
-static char *db_dump(sqlite3 *db) {
-  sqlite3_str *pOut = sqlite3_str_new(0);
-  sqlite3_stmt *pTab = 0;
-  int rc;
-  sqlite3_str_appendall(pOut, "database\n"); /* never an empty string */
-  rc = sqlite3_prepare_v2(
-      db, "SELECT name, type, sql FROM sqlite_master ORDER BY name, type", -1,
-      &pTab, 0);
-  while (rc == SQLITE_OK && sqlite3_step(pTab) == SQLITE_ROW) {
-    const char *zName = (const char *)sqlite3_column_text(pTab, 0);
-    const char *zType = (const char *)sqlite3_column_text(pTab, 1);
-    const char *zSqlT = (const char *)sqlite3_column_text(pTab, 2);
-    char **azRow = 0;
-    int nRow = 0, nAlloc = 0, i;
-    sqlite3_stmt *pRows = 0;
-    char *zQ;
-    sqlite3_str_appendf(pOut, "%s %s %s\n", zType, zName, zSqlT ? zSqlT : "");
-    if (strcmp(zType, "table") != 0 || !zSqlT ||
-        strncmp(zSqlT, "CREATE VIRTUAL", 14) == 0) {
-      continue;
-    }
-    zQ = sqlite3_mprintf("SELECT * FROM \"%w\"", zName);
-    rc = sqlite3_prepare_v2(db, zQ, -1, &pRows, 0);
-    sqlite3_free(zQ);
-    while (rc == SQLITE_OK && sqlite3_step(pRows) == SQLITE_ROW) {
-      sqlite3_str *pRow = sqlite3_str_new(0);
-      int c;
-      for (c = 0; c < sqlite3_column_count(pRows); c++) {
-        const unsigned char *a = sqlite3_column_blob(pRows, c);
-        int n = sqlite3_column_bytes(pRows, c), b;
-        sqlite3_str_appendf(pRow, "|%d:", sqlite3_column_type(pRows, c));
-        for (b = 0; b < n; b++)
-          sqlite3_str_appendf(pRow, "%02x", a[b]);
-      }
-      if (nRow == nAlloc) {
-        nAlloc = nAlloc ? 2 * nAlloc : 64;
-        azRow = realloc(azRow, sizeof(char *) * (size_t)nAlloc);
-        if (azRow == 0) abort();
-      }
-      azRow[nRow++] = sqlite3_str_finish(pRow);
-    }
-    sqlite3_finalize(pRows);
-    if (nRow) qsort(azRow, (size_t)nRow, sizeof(char *), cmp_str);
-    for (i = 0; i < nRow; i++) {
-      sqlite3_str_appendf(pOut, "%s\n", azRow[i] ? azRow[i] : "?");
-      sqlite3_free(azRow[i]);
-    }
-    free(azRow);
-  }
-  sqlite3_finalize(pTab);
-  if (rc != SQLITE_OK) {
-    sqlite3_free(sqlite3_str_finish(pOut));
-    return 0;
-  }
-  return sqlite3_str_finish(pOut);
-}
-
 /* After-failure probe: one more row into every cuckoo table. */
 #define AFTER_SQL "INSERT INTO \"%w\" VALUES ('after-oom')"
 
@@ -260,7 +195,7 @@ static char *reference(const scenario *sc, int nStmt, int bAfter) {
       insert_after(db, az);
       free_list(az);
     }
-    zDump = db_dump(db);
+    zDump = tl_db_dump(db);
   }
   sqlite3_close(db);
   return zDump;
@@ -368,7 +303,7 @@ static void run_scenario(const scenario *sc) {
       zErr = 0;
       if (rc == SQLITE_OK) {
         /* 3: the complete run's database; 4: the expected answer */
-        zDump = db_dump(db);
+        zDump = tl_db_dump(db);
         check(zDump && strcmp(zDump, reference_of(sc, MAX_STMT + 1, 0)) == 0,
               sc->zName, n, persistent,
               "database differs from a run without injection", 0);
@@ -381,7 +316,7 @@ static void run_scenario(const scenario *sc) {
         char zBad[300];
         sqlite3_exec(db, "ROLLBACK", 0, 0, 0);
         /* 3: the state before the failed statement (or after it) */
-        zDump = db_dump(db);
+        zDump = tl_db_dump(db);
         check(same_as_reference(zDump, sc, nDone, 0), sc->zName, n, persistent,
               "database after the failure differs from a run without "
               "injection stopped at the same statement",
@@ -397,7 +332,7 @@ static void run_scenario(const scenario *sc) {
               persistent, "database unusable after OOM:", zGot);
         if (azTab[0]) {
           insert_after(db, azTab);
-          zDump = db_dump(db);
+          zDump = tl_db_dump(db);
           check(same_as_reference(zDump, sc, nDone, 1), sc->zName, n,
                 persistent,
                 "a write after the failure gives another database than "

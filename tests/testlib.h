@@ -19,6 +19,9 @@
 **   tl_exec(db, zSql)        run SQL or die, naming the statement
 **   tl_prep(db, zSql)        prepare a statement or die
 **   tl_one_int(db, zSql)     the first column of the first row, or die
+**   tl_db_dump(db)           the whole database as one string (schema,
+**                            then every row of every ordinary table,
+**                            sorted; NULL if a query failed)
 **   tl_rnd(&state)           splitmix64: the one random generator, always
 **                            seeded explicitly
 **
@@ -35,6 +38,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define TL_MAX_REPORTED 100
 /* A program uses only some of these: no warning for the others. */
@@ -131,6 +135,72 @@ TL_FN sqlite3_int64 tl_one_int(sqlite3 *db, const char *zSql) {
   v = sqlite3_column_int64(s, 0);
   sqlite3_finalize(s);
   return v;
+}
+
+TL_FN int tl_cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+** The whole database as one string: the schema, then every row of every
+** table but virtual ones (their shadow tables are ordinary tables), rows
+** sorted.  NULL if a query failed.  Run without injection.
+*/
+TL_FN char *tl_db_dump(sqlite3 *db) {
+  sqlite3_str *pOut = sqlite3_str_new(0);
+  sqlite3_stmt *pTab = 0;
+  int rc;
+  sqlite3_str_appendall(pOut, "database\n"); /* never an empty string */
+  rc = sqlite3_prepare_v2(
+      db, "SELECT name, type, sql FROM sqlite_master ORDER BY name, type", -1,
+      &pTab, 0);
+  while (rc == SQLITE_OK && sqlite3_step(pTab) == SQLITE_ROW) {
+    const char *zName = (const char *)sqlite3_column_text(pTab, 0);
+    const char *zType = (const char *)sqlite3_column_text(pTab, 1);
+    const char *zSqlT = (const char *)sqlite3_column_text(pTab, 2);
+    char **azRow = 0;
+    int nRow = 0, nAlloc = 0, i;
+    sqlite3_stmt *pRows = 0;
+    char *zQ;
+    sqlite3_str_appendf(pOut, "%s %s %s\n", zType, zName, zSqlT ? zSqlT : "");
+    if (strcmp(zType, "table") != 0 || !zSqlT ||
+        strncmp(zSqlT, "CREATE VIRTUAL", 14) == 0) {
+      continue;
+    }
+    zQ = sqlite3_mprintf("SELECT * FROM \"%w\"", zName);
+    rc = sqlite3_prepare_v2(db, zQ, -1, &pRows, 0);
+    sqlite3_free(zQ);
+    while (rc == SQLITE_OK && sqlite3_step(pRows) == SQLITE_ROW) {
+      sqlite3_str *pRow = sqlite3_str_new(0);
+      int c;
+      for (c = 0; c < sqlite3_column_count(pRows); c++) {
+        const unsigned char *a = sqlite3_column_blob(pRows, c);
+        int n = sqlite3_column_bytes(pRows, c), b;
+        sqlite3_str_appendf(pRow, "|%d:", sqlite3_column_type(pRows, c));
+        for (b = 0; b < n; b++)
+          sqlite3_str_appendf(pRow, "%02x", a[b]);
+      }
+      if (nRow == nAlloc) {
+        nAlloc = nAlloc ? 2 * nAlloc : 64;
+        azRow = realloc(azRow, sizeof(char *) * (size_t)nAlloc);
+        if (azRow == 0) abort();
+      }
+      azRow[nRow++] = sqlite3_str_finish(pRow);
+    }
+    sqlite3_finalize(pRows);
+    if (nRow) qsort(azRow, (size_t)nRow, sizeof(char *), tl_cmp_str);
+    for (i = 0; i < nRow; i++) {
+      sqlite3_str_appendf(pOut, "%s\n", azRow[i] ? azRow[i] : "?");
+      sqlite3_free(azRow[i]);
+    }
+    free(azRow);
+  }
+  sqlite3_finalize(pTab);
+  if (rc != SQLITE_OK) {
+    sqlite3_free(sqlite3_str_finish(pOut));
+    return 0;
+  }
+  return sqlite3_str_finish(pOut);
 }
 #endif /* SQLITE_VERSION */
 

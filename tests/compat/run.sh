@@ -28,10 +28,10 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 here=tests/compat
-SQLCTESTS="fault_test agg_test model_test crash_test"
+SQLCTESTS="fault_test agg_test model_test crash_test ioerr_test"
 if [ "$1" = --quick ]; then
   # make test-compat: the long model and crash runs are left to make compat
-  SQLCTESTS="fault_test agg_test"
+  SQLCTESTS="fault_test agg_test ioerr_test"
   shift
 fi
 versions=$*
@@ -72,7 +72,8 @@ build_version() {
     ar rcs "$d/tests/libcuckoo.a" "$d/tests/obj/"*.o || return 1
   fi
   for t in $SQLCTESTS; do
-    stale "$d/tests/$t" "tests/$t.c" "$d/tests/libcuckoo.a" || continue
+    stale "$d/tests/$t" "tests/$t.c" tests/testlib.h tests/vfsshim.h \
+      "$d/tests/libcuckoo.a" || continue
     $CC $CFLAGS $WARN -DSQLITE_CORE -I"$d/include" -Iext -o "$d/tests/$t" \
       tests/$t.c "$d/tests/libcuckoo.a" -L"$d/lib" -Wl,-rpath,"$top/$d/lib" \
       -lsqlite3 -lm || return 1
