@@ -12,7 +12,8 @@
 ** page cache, so both spill in the middle of transactions: inserts in a
 ** transaction (deferred, TEXT, growing the table), OR IGNORE, a read
 ** between writes, a savepoint rolled back to, a delete, a bulk insert of
-** integers outside a transaction, an update, OR REPLACE, BLOB items.  For
+** integers outside a transaction, an update, OR REPLACE, BLOB items, a
+** one-row commit (a log row: docs/format.md) and a 'merge'.  For
 ** every journal mode, kind and mode, N = 1, 2, ... until a run meets no
 ** failure.  The body stops at its first failed statement (then ROLLBACK
 ** if a transaction is open).  Then, with injection off:
@@ -93,9 +94,11 @@ static const char *azBody[] = {
     "INSERT INTO t(item) SELECT CAST('b' || i AS BLOB) FROM n WHERE i <= 300",
     "INSERT INTO mark VALUES (3)",
     ".COMMIT",
+    ".INSERT INTO t(item) VALUES ('small')",
+    ".INSERT INTO t(t) VALUES ('merge')",
 };
 #define N_BODY (int)(sizeof(azBody) / sizeof(azBody[0]))
-#define N_TXN 3
+#define N_TXN 5
 
 /* What the checks read through the table: its count, and how many of
 ** every item the body and setup use it finds. */
