@@ -31,6 +31,27 @@ static void ckst_problem(ckst_report *r, const char *zFmt, ...) {
   va_end(ap);
 }
 
+/* Is rc an error of the database rather than of the table's rows (out
+** of memory, I/O, a full disk, a lock, an interrupt)?  The check fails
+** with it, as any statement would: reading a shadow table can need a
+** write (SQLite's page cache spilling inside a transaction), which can
+** end with SQLITE_FULL, after which SQLite has rolled the transaction
+** back.  Every other failure to read the rows is a problem it reports. */
+static int ckst_check_fatal(int rc) {
+  switch (rc & 0xff) {
+  case SQLITE_NOMEM:
+  case SQLITE_IOERR:
+  case SQLITE_FULL:
+  case SQLITE_BUSY:
+  case SQLITE_LOCKED:
+  case SQLITE_INTERRUPT:
+  case SQLITE_ABORT:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
 /* Non-empty slots of one block's buckets. */
 static uint64_t ckst_block_slots(const ckst_level *pL, const uint8_t *a,
                                  uint64_t nBuckets) {
@@ -136,10 +157,12 @@ static int ckst_check_blocks(ckstore *p, ckst_report *r) {
   }
   if (rc == SQLITE_DONE) {
     rc = SQLITE_OK;
-  } else if (rc != SQLITE_NOMEM) {
+  } else if (!ckst_check_fatal(rc)) {
     ckst_problem(r, "%s: cannot read %s_" CKST_BLOCKS ": %s", p->zLabel,
                  p->zName, sqlite3_errmsg(p->db));
     rc = SQLITE_OK;
+  } else {
+    rc = ckst_sqlerr(p, rc); /* (out of memory: as it is) */
   }
   sqlite3_reset(pStmt);
   for (k = 0; k < p->nDirty; k++) {
@@ -184,7 +207,7 @@ int ckst_check(ckstore *p, char **pzReport) {
   rc = ckst_ready(p, 1);
   if (rc == SQLITE_OK) {
     rc = ckst_check_blocks(p, &r);
-  } else if (rc != SQLITE_NOMEM && p->zErr) {
+  } else if (!ckst_check_fatal(rc) && p->zErr) {
     ckst_problem(&r, "%s", p->zErr);
     sqlite3_free(ckst_take_error(p));
     rc = SQLITE_OK;
