@@ -318,6 +318,21 @@ static char *mask_cookie(const char *zDump) {
   return sqlite3_str_finish(p);
 }
 
+/* Are two dumps (either may be NULL: a failed dump) the same, all but
+** the cookie if bMask? */
+static int same_dump(const char *zA, const char *zB, int bMask) {
+  char *zMA, *zMB;
+  int same;
+  if (!zA || !zB) return 0;
+  if (!bMask) return strcmp(zA, zB) == 0;
+  zMA = mask_cookie(zA);
+  zMB = mask_cookie(zB);
+  same = zMA && zMB && strcmp(zMA, zMB) == 0;
+  sqlite3_free(zMA);
+  sqlite3_free(zMB);
+  return same;
+}
+
 /* After statement iFailed of a transaction failed and SQLite kept the
 ** transaction open (it undid the statement alone, as after SQLITE_FULL
 ** with a statement journal): the rest of the transaction, injection off.
@@ -400,17 +415,12 @@ static int run_one(const char *zTemplate, const refs *pR, const char *zMode,
            "%s N=%ld: not sound after statement %d failed", zMode, n, iFailed);
   {
     char *zDump = tl_db_dump(db);
-    for (j = 0; zDump && j < nCand; j++) {
-      if (aCand[j]->zDump && strcmp(zDump, aCand[j]->zDump) == 0) {
+    for (j = 0; j < nCand; j++) {
+      if (same_dump(zDump, aCand[j]->zDump, 0)) {
         pOk = aCand[j];
-      } else if (aCand[j]->zDump && bAlone) {
-        char *zA = mask_cookie(zDump), *zB = mask_cookie(aCand[j]->zDump);
-        if (zA && zB && strcmp(zA, zB) == 0) {
-          pOk = aCand[j];
-          bMasked = 1;
-        }
-        sqlite3_free(zA);
-        sqlite3_free(zB);
+      } else if (bAlone && same_dump(zDump, aCand[j]->zDump, 1)) {
+        pOk = aCand[j];
+        bMasked = 1;
       }
     }
     tl_check(pOk != 0,
@@ -431,15 +441,7 @@ static int run_one(const char *zTemplate, const refs *pR, const char *zMode,
            "%s N=%ld: insert after the failure: %s", zMode, n,
            sqlite3_errmsg(db));
   zAfter = tl_db_dump(db);
-  {
-    char *zA = zAfter && bMasked ? mask_cookie(zAfter) : 0;
-    char *zB = bMasked ? mask_cookie(pOk->zAfter) : 0;
-    j = bMasked ? zA && zB && strcmp(zA, zB) == 0
-                : zAfter && strcmp(zAfter, pOk->zAfter) == 0;
-    sqlite3_free(zA);
-    sqlite3_free(zB);
-  }
-  tl_check(j,
+  tl_check(same_dump(zAfter, pOk->zAfter, bMasked),
            "%s N=%ld: one more insert after the failure gives another database",
            zMode, n);
   sqlite3_close(db);
@@ -447,7 +449,7 @@ static int run_one(const char *zTemplate, const refs *pR, const char *zMode,
   db = open_run(zFile, 0);
   {
     char *zDump = tl_db_dump(db);
-    tl_check(zDump && zAfter && strcmp(zDump, zAfter) == 0 &&
+    tl_check(same_dump(zDump, zAfter, 0) &&
                  is_ok(db, "PRAGMA integrity_check") &&
                  is_ok(db, "SELECT cuckoo_check('t')"),
              "%s N=%ld: reopened, the database differs or is not sound", zMode,
