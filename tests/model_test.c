@@ -23,7 +23,9 @@
 **     rows, bulk INSERT ... SELECT), INSERT OR IGNORE, DELETE, UPDATE,
 **     lookups by = and IN, BEGIN / COMMIT / ROLLBACK, SAVEPOINT /
 **     RELEASE / ROLLBACK TO (an undo log keeps the model in step), closing
-**     and reopening the database, a second connection, cuckoo_check(),
+**     and reopening the database, a second connection that reads, two
+**     connections taking turns at writing, a WAL read transaction of
+**     one kept over the other's commits, cuckoo_check(),
 **     export of every level into a new table, and growth (small
 **     capacities, small blocks and a tiny block cache, so that the table
 **     grows, flushes and evicts all the time).  Options and journal mode
@@ -973,6 +975,8 @@ typedef struct undo {
   int64_t delta;
 } undo;
 
+#define V_NSTMT 10 /* the prepared statements of a connection (v_stmts) */
+
 typedef struct vsub {
   char zFile[512];
   sqlite3 *db;
@@ -995,9 +999,15 @@ typedef struct vsub {
   fpstat fp;
   sqlite3_stmt *sIns1, *sIns3, *sInsIgnore, *sDel, *sLook, *sLookIn, *sUpd,
       *sBulk, *sCount, *sFpr;
+  /* The other connection to the file (0 until v_swap() first opens it)
+  ** and its statements, in v_stmts() order: v_swap() makes it the one
+  ** the operations use. */
+  sqlite3 *dbAlt;
+  sqlite3_stmt *aAlt[V_NSTMT];
   uint64_t nTable, nReopen, nRollback, nRollbackTo, nCommit, nCheck, nExport,
       nLeftover, nRefused, nSweep, nDb2, maxLevels;
   uint64_t nLogged; /* reopens and second connections that replayed a log */
+  uint64_t nSwap, nSnap; /* writer changes (v_swap), snapshots (v_snapshot) */
   uint64_t nRefusedHere; /* refusals by the current table */
   uint64_t nOrStmt, nOrDup, nBulkDup, nFailMid, nRun, nRunBack, nTooMany,
       nTooManyShared, nAmbiguous;
@@ -1020,35 +1030,61 @@ static void v_prepare(vsub *V) {
       V->db, "SELECT json_extract(cuckoo_table_info('t'), '$.expected_fpr')");
 }
 
+/* The current connection's prepared statements. */
+static void v_stmts(vsub *V, sqlite3_stmt **ap[V_NSTMT]) {
+  sqlite3_stmt **a[V_NSTMT] = {&V->sIns1, &V->sIns3,  &V->sInsIgnore,
+                               &V->sDel,  &V->sLook,  &V->sLookIn,
+                               &V->sUpd,  &V->sBulk,  &V->sCount,
+                               &V->sFpr};
+  memcpy(ap, a, sizeof(a));
+}
+
 static void v_finalize(vsub *V) {
-  sqlite3_stmt **ap[] = {&V->sIns1,  &V->sIns3,   &V->sInsIgnore, &V->sDel,
-                         &V->sLook,  &V->sLookIn, &V->sUpd,       &V->sBulk,
-                         &V->sCount, &V->sFpr};
-  size_t i;
-  for (i = 0; i < sizeof(ap) / sizeof(ap[0]); i++) {
+  sqlite3_stmt **ap[V_NSTMT];
+  int i;
+  v_stmts(V, ap);
+  for (i = 0; i < V_NSTMT; i++) {
     sqlite3_finalize(*ap[i]);
     *ap[i] = 0;
   }
 }
 
-static void v_open(vsub *V) {
+static sqlite3 *v_connect(vsub *V) {
   char zSql[100];
-  if (sqlite3_open(V->zFile, &V->db) != SQLITE_OK) {
+  sqlite3 *db = 0;
+  if (sqlite3_open(V->zFile, &db) != SQLITE_OK) {
     fprintf(stderr, "model_test: cannot open %s\n", V->zFile);
     exit(2);
   }
   snprintf(zSql, sizeof(zSql), "PRAGMA journal_mode=%s; PRAGMA synchronous=OFF",
            V->zJournal);
-  tl_exec(V->db, zSql);
+  tl_exec(db, zSql);
+  return db;
 }
 
-static void v_close(vsub *V) {
-  v_finalize(V);
-  if (sqlite3_close(V->db) != SQLITE_OK) {
-    fprintf(stderr, "model_test: close: %s\n", sqlite3_errmsg(V->db));
+static void v_open(vsub *V) { V->db = v_connect(V); }
+
+static void v_disconnect(sqlite3 *db) {
+  if (sqlite3_close(db) != SQLITE_OK) {
+    fprintf(stderr, "model_test: close: %s\n", sqlite3_errmsg(db));
     exit(2);
   }
+}
+
+/* Close both connections. */
+static void v_close(vsub *V) {
+  int i;
+  v_finalize(V);
+  v_disconnect(V->db);
   V->db = 0;
+  if (V->dbAlt) {
+    for (i = 0; i < V_NSTMT; i++) {
+      sqlite3_finalize(V->aAlt[i]);
+      V->aAlt[i] = 0;
+    }
+    v_disconnect(V->dbAlt);
+    V->dbAlt = 0;
+  }
 }
 
 /* A new table with random options (outside any transaction). */
@@ -1887,6 +1923,117 @@ static void v_db2(vsub *V) {
   if (one_int(V->db, "SELECT count(*) FROM t_log") > 0) V->nLogged++;
 }
 
+/* Outside a transaction, the other connection becomes the one the
+** operations use.  Its block cache was filled before this one's last
+** commits, so it must see them (docs/virtual-table.md: the cookie). */
+static void v_swap(vsub *V) {
+  sqlite3_stmt **ap[V_NSTMT];
+  sqlite3 *db = V->db;
+  int i;
+  if (V->depth) return;
+  if (V->dbAlt == 0) V->dbAlt = v_connect(V);
+  v_stmts(V, ap);
+  V->db = V->dbAlt;
+  V->dbAlt = db;
+  for (i = 0; i < V_NSTMT; i++) {
+    sqlite3_stmt *t = *ap[i];
+    *ap[i] = V->aAlt[i];
+    V->aAlt[i] = t;
+  }
+  if (V->sIns1 == 0) v_prepare(V);
+  V->nSwap++;
+}
+
+/* 1 if the other connection finds id, 0 if not, -1 on an error. */
+static int v_alt_found(sqlite3_stmt *s, uint64_t id) {
+  int r = -1;
+  item_bind(s, 1, id, 0);
+  if (step1(s) == SQLITE_ROW) r = sqlite3_column_int(s, 0);
+  done(s);
+  return r;
+}
+
+/* WAL: a read transaction of the other connection keeps its snapshot
+** (the count, and every item then present) while this connection
+** deletes, inserts and commits; once it ends, it sees the commits. */
+static void v_snapshot(vsub *V) {
+  uint64_t aId[16];
+  int nId, i, nWrite;
+  int64_t c0, c1, c2, cNow;
+  sqlite3_stmt *sLook, *sCount;
+  if (V->depth || strcmp(V->zJournal, "wal") != 0 || V->m.nList == 0) return;
+  if (V->dbAlt == 0) V->dbAlt = v_connect(V);
+  sLook = tl_prep(V->dbAlt, "SELECT count(*) FROM t WHERE item = ?1");
+  sCount = tl_prep(V->dbAlt,
+                   "SELECT json_extract(cuckoo_table_info('t'), '$.count')");
+  tl_exec(V->dbAlt, "BEGIN");
+  c0 = step1(sCount) == SQLITE_ROW ? sqlite3_column_int64(sCount, 0) : -1;
+  done(sCount);
+  PROP_CHECK(P_COUNT, c0 >= V->m.nTotal,
+             "other connection: table count %lld below the model's %lld",
+             (long long)c0, (long long)V->m.nTotal);
+  nId = V->m.nList < 16 ? (int)V->m.nList : 16;
+  for (i = 0; i < nId; i++) {
+    aId[i] = mset_random(&V->m);
+    PROP_CHECK(P_NO_FALSE_NEG, v_alt_found(sLook, aId[i]) == 1,
+               "other connection: item %llu not found (%s)",
+               (unsigned long long)aId[i], sqlite3_errmsg(V->dbAlt));
+  }
+  /* this connection writes, in a transaction or not, and commits */
+  if (chance(0.5)) {
+    tl_exec(V->db, "BEGIN");
+    V->depth = 1;
+    V->nUndo = 0;
+  }
+  nWrite = 1 + (int)rnd_below(8);
+  for (i = 0; i < nWrite; i++) {
+    uint64_t r = rnd_below(4);
+    if (r == 0) v_delete(V);
+    else if (r == 1) v_insert(V, 1 + 2 * (int)rnd_below(2));
+    else if (r == 2) v_insert_ignore(V);
+    else v_bulk(V);
+  }
+  if (V->depth) {
+    tl_exec(V->db, "COMMIT");
+    V->depth = 0;
+    V->nUndo = 0;
+    V->nCommit++;
+  }
+  /* the snapshot is unchanged */
+  c1 = step1(sCount) == SQLITE_ROW ? sqlite3_column_int64(sCount, 0) : -1;
+  done(sCount);
+  PROP_CHECK(P_VTAB_MIRROR, c1 == c0,
+             "other connection's read transaction: count %lld, then %lld "
+             "after this connection committed",
+             (long long)c0, (long long)c1);
+  for (i = 0; i < nId; i++) {
+    PROP_CHECK(P_NO_FALSE_NEG, v_alt_found(sLook, aId[i]) == 1,
+               "other connection's read transaction: item %llu, found at "
+               "its start, not found after this connection committed (%s)",
+               (unsigned long long)aId[i], sqlite3_errmsg(V->dbAlt));
+  }
+  tl_exec(V->dbAlt, "COMMIT");
+  /* and now it sees them */
+  c2 = step1(sCount) == SQLITE_ROW ? sqlite3_column_int64(sCount, 0) : -1;
+  done(sCount);
+  cNow = v_table_count(V);
+  PROP_CHECK(P_VTAB_MIRROR, c2 == cNow,
+             "other connection after its read transaction: count %lld, this "
+             "connection's %lld",
+             (long long)c2, (long long)cNow);
+  for (i = 0; i < 16 && V->m.nList; i++) {
+    uint64_t id = mset_random(&V->m);
+    PROP_CHECK(P_NO_FALSE_NEG, v_alt_found(sLook, id) == 1,
+               "other connection after its read transaction: item %llu not "
+               "found (%s)",
+               (unsigned long long)id, sqlite3_errmsg(V->dbAlt));
+  }
+  sqlite3_finalize(sLook);
+  sqlite3_finalize(sCount);
+  V->nSnap++;
+  if (chance(0.5)) v_swap(V);
+}
+
 /* Export every level into a new table; it must find every item. */
 static void v_export(vsub *V) {
   char zSql[200];
@@ -1950,8 +2097,12 @@ static void v_step(vsub *V) {
     if (step1(s) == SQLITE_ROW) V->expectedFpr = sqlite3_column_double(s, 0);
     done(s);
   }
-  if (r < 4100) {
+  if (r < 4050) {
     v_probe(V);
+  } else if (r < 4070) {
+    v_swap(V);
+  } else if (r < 4100) {
+    v_snapshot(V);
   } else if (r < 4240) {
     v_or_insert(V);
   } else if (r < 4260) {
@@ -2058,12 +2209,15 @@ static int run_model(uint64_t nOps, const char *zDir, const char *zOnly,
          (unsigned long long)F.nWindow, (unsigned long long)F.nRefused);
   printf("tables: %llu tables (up to %llu levels), %llu commits, %llu "
          "rollbacks, %llu rollbacks to a savepoint, %llu reopens, %llu "
-         "second connections (%llu of those two replayed a log), %llu checks, %llu exports, %llu sweeps, "
+         "second connections (%llu of those two replayed a log), %llu changes "
+         "of the writing connection, %llu WAL read transactions kept over "
+         "the other's commits, %llu checks, %llu exports, %llu sweeps, "
          "%llu refused writes, %llu deleted items still found\n",
          (unsigned long long)V.nTable, (unsigned long long)V.maxLevels,
          (unsigned long long)V.nCommit, (unsigned long long)V.nRollback,
          (unsigned long long)V.nRollbackTo, (unsigned long long)V.nReopen,
          (unsigned long long)V.nDb2, (unsigned long long)V.nLogged,
+         (unsigned long long)V.nSwap, (unsigned long long)V.nSnap,
          (unsigned long long)V.nCheck,
          (unsigned long long)V.nExport, (unsigned long long)V.nSweep,
          (unsigned long long)V.nRefused, (unsigned long long)V.nLeftover);
