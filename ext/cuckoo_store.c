@@ -816,6 +816,7 @@ static void ckst_forget(ckstore *p, int bRollback) {
   p->bLoaded = 0;
   p->bChanged = 0;
   p->bCookieBumped = 0;
+  if (bRollback) p->bCookieTxn = 0; /* (a ROLLBACK TO keeps it) */
   p->bMarked = 0;
   p->nLevel = 0;
   assert(p->nDirty == 0 && p->nEntry == 0 && !ckst_defer_pending(p));
@@ -843,6 +844,7 @@ void ckst_commit(ckstore *p) {
   assert(!p->bLoaded || (p->version >= 3 ? !ckst_log_writing(p)
                                          : p->nDirty == 0));
   p->bCookieBumped = 0;
+  p->bCookieTxn = 0;
   ckst_sticky_clear(p); /* xSync returned it: no commit with it set */
 }
 

@@ -248,6 +248,11 @@ struct ckstore {
   int bDirtyUnsorted; /* aDirty may be out of id order (ckst_dirty_sort) */
   int bChanged;             /* changed since the cookie was last bumped */
   int bCookieBumped;        /* the cookie was bumped in this transaction */
+  /* The value this transaction bumped the cookie to (bCookieTxn: it did),
+  ** kept across a ROLLBACK TO: the reload that follows finds it still
+  ** there if the rollback did not undo the bump (ckst_read_config). */
+  int bCookieTxn;
+  sqlite3_int64 iCookieTxn;
   sqlite3_int64 nBlockRead; /* blocks read from the shadow table */
   int rcStore;              /* error code of a failed cf_store callback */
   const ckst_namer *pName;  /* names the item being inserted (messages) */

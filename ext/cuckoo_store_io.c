@@ -455,6 +455,12 @@ static int ckst_load_config(ckstore *p) {
       (int)ckst_cint(p, &rc, a, CKC_BLOCK_SIZE, CKST_MIN_BLOCK, CKST_MAX_BLOCK);
   p->cacheKib = ckst_cint(p, &rc, a, CKC_CACHE_SIZE, 1, CKST_MAX_CACHE_KIB);
   p->cookie = ckst_cint(p, &rc, a, CKC_COOKIE, INT64_MIN, INT64_MAX);
+  /* Reloaded inside the transaction that bumped the cookie (after a
+  ** ROLLBACK TO, or cuckoo_check()): the value bumped to is still there
+  ** only if what was undone did not include the bump (no other
+  ** connection writes during this one's write transaction), and then
+  ** the transaction's later changes need no other bump. */
+  p->bCookieBumped = p->bCookieTxn && p->cookie == p->iCookieTxn;
   return rc;
 }
 
@@ -925,6 +931,8 @@ int ckst_flush(ckstore *p) {
     if (rc == SQLITE_OK) {
       p->cookie = iNext;
       p->bCookieBumped = 1;
+      p->bCookieTxn = 1;
+      p->iCookieTxn = iNext;
     }
   }
   if (rc == SQLITE_OK) p->bChanged = 0;

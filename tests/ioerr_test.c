@@ -35,7 +35,7 @@
 **      whose last statement succeeded, and the failed one too if its
 **      last statement (COMMIT) failed, which may or may not have made it
 **      durable; after a statement undone alone, the transaction without
-**      it (or with it whole), but for the table's cookie (mask_cookie);
+**      it (or with it whole), the table's cookie included;
 **   3. a lookup of every item through the table gives what it gives on
 **      that database, and one more INSERT on the same connection gives
 **      the database that INSERT gives there (a stale block cache would
@@ -296,41 +296,12 @@ static int is_ok(sqlite3 *db, const char *zSql) {
   return ok;
 }
 
-/* zDump with the value of t's cookie (its config row, as tl_db_dump
-** writes it) replaced by '*': after a ROLLBACK TO, here the rollback of a
-** statement that failed alone, the table bumps its cookie again at its
-** next change (it cannot tell whether the rollback undid the bump it
-** made; one bump too many only makes other connections reload), so the
-** cookie is the one value that may differ from the reference's. */
-static char *mask_cookie(const char *zDump) {
-  static const char zKey[] = "|3:636f6f6b6965|1:"; /* 'cookie', an integer */
-  sqlite3_str *p = sqlite3_str_new(0);
-  const char *z = zDump, *zAt;
-  while ((zAt = strstr(z, zKey)) != 0) {
-    zAt += sizeof(zKey) - 1;
-    sqlite3_str_append(p, z, (int)(zAt - z));
-    sqlite3_str_appendall(p, "*");
-    while (*zAt && *zAt != '\n')
-      zAt++;
-    z = zAt;
-  }
-  sqlite3_str_appendall(p, z);
-  return sqlite3_str_finish(p);
-}
-
-/* Are two dumps (either may be NULL: a failed dump) the same, all but
-** the cookie if bMask? */
-static int same_dump(const char *zA, const char *zB, int bMask) {
-  char *zMA, *zMB;
-  int same;
-  if (!zA || !zB) return 0;
-  if (!bMask) return strcmp(zA, zB) == 0;
-  zMA = mask_cookie(zA);
-  zMB = mask_cookie(zB);
-  same = zMA && zMB && strcmp(zMA, zMB) == 0;
-  sqlite3_free(zMA);
-  sqlite3_free(zMB);
-  return same;
+/* Are two dumps (either may be NULL: a failed dump) the same?  Row for
+** row, the table's cookie included: after a statement undone alone (a
+** ROLLBACK TO) the table knows whether the rollback undid its bump, so
+** the cookie is exactly the reference's. */
+static int same_dump(const char *zA, const char *zB) {
+  return zA && zB && strcmp(zA, zB) == 0;
 }
 
 /* After statement iFailed of a transaction failed and SQLite kept the
@@ -361,7 +332,7 @@ static int run_one(const char *zTemplate, const refs *pR, const char *zMode,
                    long n) {
   char zFile[600];
   sqlite3 *db;
-  int iFailed, rc, k, j, bFailed, nCand = 0, bAlone = 0, bMasked = 0;
+  int iFailed, rc, k, j, bFailed, nCand = 0;
   const ref *aCand[2], *pOk = 0;
   char *zLookup, *zAfter;
   snprintf(zFile, sizeof(zFile), "%s/run.db", zDir);
@@ -397,7 +368,6 @@ static int run_one(const char *zTemplate, const refs *pR, const char *zMode,
     aCand[nCand++] = &pR->aRef[k];
   } else if (azBody[iFailed][0] != '.' && !sqlite3_get_autocommit(db)) {
     g_nAlone++;
-    bAlone = 1;
     if (finish_txn(db, iFailed, zMode, n)) {
       aCand[nCand++] = &pR->aSkip[iFailed];
       aCand[nCand++] = &pR->aRef[k + 1];
@@ -416,12 +386,7 @@ static int run_one(const char *zTemplate, const refs *pR, const char *zMode,
   {
     char *zDump = tl_db_dump(db);
     for (j = 0; j < nCand; j++) {
-      if (same_dump(zDump, aCand[j]->zDump, 0)) {
-        pOk = aCand[j];
-      } else if (bAlone && same_dump(zDump, aCand[j]->zDump, 1)) {
-        pOk = aCand[j];
-        bMasked = 1;
-      }
+      if (same_dump(zDump, aCand[j]->zDump)) pOk = aCand[j];
     }
     tl_check(pOk != 0,
              "%s N=%ld: statement %d failed (%d), %d transactions committed: "
@@ -441,7 +406,7 @@ static int run_one(const char *zTemplate, const refs *pR, const char *zMode,
            "%s N=%ld: insert after the failure: %s", zMode, n,
            sqlite3_errmsg(db));
   zAfter = tl_db_dump(db);
-  tl_check(same_dump(zAfter, pOk->zAfter, bMasked),
+  tl_check(same_dump(zAfter, pOk->zAfter),
            "%s N=%ld: one more insert after the failure gives another database",
            zMode, n);
   sqlite3_close(db);
@@ -449,7 +414,7 @@ static int run_one(const char *zTemplate, const refs *pR, const char *zMode,
   db = open_run(zFile, 0);
   {
     char *zDump = tl_db_dump(db);
-    tl_check(same_dump(zDump, zAfter, 0) &&
+    tl_check(same_dump(zDump, zAfter) &&
                  is_ok(db, "PRAGMA integrity_check") &&
                  is_ok(db, "SELECT cuckoo_check('t')"),
              "%s N=%ld: reopened, the database differs or is not sound", zMode,
