@@ -250,7 +250,7 @@ struct ckstore {
   int bCookieBumped;        /* the cookie was bumped in this transaction */
   /* The value this transaction bumped the cookie to (bCookieTxn: it did),
   ** kept across a ROLLBACK TO: the reload that follows finds it still
-  ** there if the rollback did not undo the bump (ckst_read_config). */
+  ** there if the rollback did not undo the bump (ckst_load_config). */
   int bCookieTxn;
   sqlite3_int64 iCookieTxn;
   sqlite3_int64 nBlockRead; /* blocks read from the shadow table */
