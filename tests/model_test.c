@@ -24,7 +24,8 @@
 **     lookups by = and IN, BEGIN / COMMIT / ROLLBACK, SAVEPOINT /
 **     RELEASE / ROLLBACK TO (an undo log keeps the model in step), closing
 **     and reopening the database, a second connection that reads, two
-**     connections taking turns at writing, a WAL read transaction of
+**     connections taking turns at writing (one table in five on a shared
+**     page cache), a WAL read transaction of
 **     one kept over the other's commits, cuckoo_check(),
 **     export of every level into a new table, and growth (small
 **     capacities, small blocks and a tiny block cache, so that the table
@@ -1008,6 +1009,8 @@ typedef struct vsub {
       nLeftover, nRefused, nSweep, nDb2, maxLevels;
   uint64_t nLogged; /* reopens and second connections that replayed a log */
   uint64_t nSwap, nSnap; /* writer changes (v_swap), snapshots (v_snapshot) */
+  uint64_t nSharedSwap;  /* of nSwap, those on a shared page cache */
+  int bShared;           /* the connections share a page cache */
   uint64_t nRefusedHere; /* refusals by the current table */
   uint64_t nOrStmt, nOrDup, nBulkDup, nFailMid, nRun, nRunBack, nTooMany,
       nTooManyShared, nAmbiguous;
@@ -1049,10 +1052,23 @@ static void v_finalize(vsub *V) {
   }
 }
 
+/* A connection to the table's file: with a private page cache, or with
+** the one the process's other shared-cache connections to it use (the
+** way several connections share an in-memory database). */
 static sqlite3 *v_connect(vsub *V) {
-  char zSql[100];
+  char zSql[100], zUri[600];
   sqlite3 *db = 0;
-  if (sqlite3_open(V->zFile, &db) != SQLITE_OK) {
+  int rc;
+  if (V->bShared) {
+    snprintf(zUri, sizeof(zUri), "file:%s?cache=shared", V->zFile);
+    rc = sqlite3_open_v2(zUri, &db,
+                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                             SQLITE_OPEN_URI,
+                         0);
+  } else {
+    rc = sqlite3_open(V->zFile, &db);
+  }
+  if (rc != SQLITE_OK) {
     fprintf(stderr, "model_test: cannot open %s\n", V->zFile);
     exit(2);
   }
@@ -1106,6 +1122,9 @@ static void v_recreate(vsub *V) {
   snprintf(zSql, sizeof(zSql), "%s-shm", V->zFile);
   unlink(zSql);
   snprintf(V->zJournal, sizeof(V->zJournal), "%s", azJournal[rnd_below(4)]);
+  /* one table in five on a shared page cache (not where the file name
+  ** would need escaping in a URI) */
+  V->bShared = chance(0.2) && strpbrk(V->zFile, "%?#") == 0;
   v_open(V);
   V->er = aEr[rnd_below(3)];
   V->seed = chance(0.5) ? 0 : rnd() >> 1;
@@ -1942,6 +1961,7 @@ static void v_swap(vsub *V) {
   }
   if (V->sIns1 == 0) v_prepare(V);
   V->nSwap++;
+  V->nSharedSwap += V->bShared;
 }
 
 /* 1 if the other connection finds id, 0 if not, -1 on an error. */
@@ -1961,7 +1981,10 @@ static void v_snapshot(vsub *V) {
   int nId, i, nWrite;
   int64_t c0, c1, c2, cNow;
   sqlite3_stmt *sLook, *sCount;
-  if (V->depth || strcmp(V->zJournal, "wal") != 0 || V->m.nList == 0) return;
+  if (V->depth || strcmp(V->zJournal, "wal") != 0 || V->m.nList == 0 ||
+      V->bShared) {
+    return; /* (on a shared cache, a write waits for the other's reads) */
+  }
   if (V->dbAlt == 0) V->dbAlt = v_connect(V);
   sLook = tl_prep(V->dbAlt, "SELECT count(*) FROM t WHERE item = ?1");
   sCount = tl_prep(V->dbAlt,
@@ -2210,14 +2233,16 @@ static int run_model(uint64_t nOps, const char *zDir, const char *zOnly,
   printf("tables: %llu tables (up to %llu levels), %llu commits, %llu "
          "rollbacks, %llu rollbacks to a savepoint, %llu reopens, %llu "
          "second connections (%llu of those two replayed a log), %llu changes "
-         "of the writing connection, %llu WAL read transactions kept over "
+         "of the writing connection (%llu on a shared page cache), %llu WAL read "
+         "transactions kept over "
          "the other's commits, %llu checks, %llu exports, %llu sweeps, "
          "%llu refused writes, %llu deleted items still found\n",
          (unsigned long long)V.nTable, (unsigned long long)V.maxLevels,
          (unsigned long long)V.nCommit, (unsigned long long)V.nRollback,
          (unsigned long long)V.nRollbackTo, (unsigned long long)V.nReopen,
          (unsigned long long)V.nDb2, (unsigned long long)V.nLogged,
-         (unsigned long long)V.nSwap, (unsigned long long)V.nSnap,
+         (unsigned long long)V.nSwap, (unsigned long long)V.nSharedSwap,
+         (unsigned long long)V.nSnap,
          (unsigned long long)V.nCheck,
          (unsigned long long)V.nExport, (unsigned long long)V.nSweep,
          (unsigned long long)V.nRefused, (unsigned long long)V.nLeftover);
