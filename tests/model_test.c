@@ -59,7 +59,9 @@
 **      normally a handful).
 **   5. The table mirrors the model: INSERT OR IGNORE adds exactly when a
 **      lookup just before found nothing (changes() agrees); ROLLBACK and
-**      ROLLBACK TO bring back what they undo; a DELETE may leave an item
+**      ROLLBACK TO bring back what they undo; a COMMIT that kept an insert
+**      moves the table's cookie by exactly one, any other by at most one,
+**      a ROLLBACK not at all (v_cookie_check); a DELETE may leave an item
 **      that matches on several levels in place
 **      (docs/virtual-table.md#growth), so "still found after its last copy
 **      was deleted" is allowed, never "not found while present".
@@ -1011,6 +1013,7 @@ typedef struct vsub {
   uint64_t nSwap, nSnap; /* writer changes (v_swap), snapshots (v_snapshot) */
   uint64_t nSharedSwap;  /* of nSwap, those on a shared page cache */
   int bShared;           /* the connections share a page cache */
+  int64_t iCookie;       /* the table's cookie at v_begin()'s BEGIN */
   uint64_t nRefusedHere; /* refusals by the current table */
   uint64_t nOrStmt, nOrDup, nBulkDup, nFailMid, nRun, nRunBack, nTooMany,
       nTooManyShared, nAmbiguous;
@@ -1610,8 +1613,11 @@ static void v_bulk_dup(vsub *V) {
                                                     "repeated items");
 }
 
+static int64_t v_cookie(vsub *V);
+
 static void v_begin(vsub *V) {
   tl_exec(V->db, "BEGIN");
+  V->iCookie = v_cookie(V);
   V->depth = 1;
   V->nUndo = 0;
 }
@@ -1886,13 +1892,40 @@ static void v_undo_to(vsub *V, uint64_t pos) {
   }
 }
 
+/* The cookie row: other connections see a commit that changed the table
+** only if it moved (docs/virtual-table.md). */
+static int64_t v_cookie(vsub *V) {
+  return one_int(V->db, "SELECT v FROM t_config WHERE k = 'cookie'");
+}
+
+/* After COMMIT (bCommit) or ROLLBACK of v_begin()'s transaction: a commit
+** that kept an insert moved the cookie by exactly one, any other by at
+** most one (one bump per transaction, whatever its savepoints and
+** ROLLBACK TOs undid); a rollback left it as it was.  (A DELETE of an
+** item that matches on several levels leaves the table as it was:
+** docs/virtual-table.md#growth.) */
+static void v_cookie_check(vsub *V, int bCommit) {
+  int64_t d = (int64_t)((uint64_t)v_cookie(V) - (uint64_t)V->iCookie);
+  uint64_t i, nIns = 0;
+  for (i = 0; i < V->nUndo; i++)
+    nIns += V->aUndo[i].delta > 0;
+  if (bCommit && nIns > 0) {
+    PROP_CHECK(P_VTAB_MIRROR, d == 1,
+               "COMMIT of %llu inserts moved the cookie by %lld, not 1",
+               (unsigned long long)nIns, (long long)d);
+  } else {
+    PROP_CHECK(P_VTAB_MIRROR, d == 0 || (bCommit && d == 1),
+               "%s of a transaction that kept no insert moved the cookie "
+               "by %lld",
+               bCommit ? "COMMIT" : "ROLLBACK", (long long)d);
+  }
+}
+
 static void v_txn(vsub *V) {
   char zSql[64];
   uint64_t r = rnd_below(100);
   if (V->depth == 0) {
-    tl_exec(V->db, "BEGIN");
-    V->depth = 1;
-    V->nUndo = 0;
+    v_begin(V);
   } else if (r < 30 && V->depth < 8) {
     snprintf(zSql, sizeof(zSql), "SAVEPOINT s%d", V->depth);
     tl_exec(V->db, zSql);
@@ -1912,9 +1945,11 @@ static void v_txn(vsub *V) {
     v_undo_to(V, 0);
     V->depth = 0;
     V->nRollback++;
+    v_cookie_check(V, 0);
   } else {
     tl_exec(V->db, "COMMIT");
     V->depth = 0;
+    v_cookie_check(V, 1);
     V->nUndo = 0;
     V->nCommit++;
   }
