@@ -25,12 +25,11 @@
 **     RELEASE / ROLLBACK TO (an undo log keeps the model in step), closing
 **     and reopening the database, a second connection that reads, two
 **     connections taking turns at writing (one table in five on a shared
-**     page cache), a WAL read transaction of
-**     one kept over the other's commits, cuckoo_check(),
-**     export of every level into a new table, and growth (small
-**     capacities, small blocks and a tiny block cache, so that the table
-**     grows, flushes and evicts all the time).  Options and journal mode
-**     vary between tables.
+**     page cache), a WAL read transaction of one kept over the other's
+**     commits, cuckoo_check(), export of every level into a new table,
+**     and growth (small capacities, small blocks and a tiny block cache,
+**     so that the table grows, flushes and evicts all the time).  Options
+**     and journal mode vary between tables.
 **
 ** Items are every kind of SQL value (INTEGER, also bound as the equal
 ** REAL; REAL; ASCII and non-ASCII TEXT; BLOB), generated from 64-bit ids
