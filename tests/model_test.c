@@ -1838,12 +1838,15 @@ static void v_probe(vsub *V) {
   }
 }
 
-static int64_t v_table_count(vsub *V) {
+/* The count a statement like sCount gives (-1 on an error). */
+static int64_t count_of(sqlite3_stmt *s) {
   int64_t c = -1;
-  if (step1(V->sCount) == SQLITE_ROW) c = sqlite3_column_int64(V->sCount, 0);
-  done(V->sCount);
+  if (step1(s) == SQLITE_ROW) c = sqlite3_column_int64(s, 0);
+  done(s);
   return c;
 }
+
+static int64_t v_table_count(vsub *V) { return count_of(V->sCount); }
 
 static void v_sweep(vsub *V) {
   uint64_t i;
@@ -1920,6 +1923,15 @@ static void v_cookie_check(vsub *V, int bCommit) {
   }
 }
 
+/* COMMIT of v_begin()'s transaction. */
+static void v_commit(vsub *V) {
+  tl_exec(V->db, "COMMIT");
+  V->depth = 0;
+  v_cookie_check(V, 1);
+  V->nUndo = 0;
+  V->nCommit++;
+}
+
 static void v_txn(vsub *V) {
   char zSql[64];
   uint64_t r = rnd_below(100);
@@ -1946,11 +1958,7 @@ static void v_txn(vsub *V) {
     V->nRollback++;
     v_cookie_check(V, 0);
   } else {
-    tl_exec(V->db, "COMMIT");
-    V->depth = 0;
-    v_cookie_check(V, 1);
-    V->nUndo = 0;
-    V->nCommit++;
+    v_commit(V);
   }
 }
 
@@ -2024,8 +2032,7 @@ static void v_snapshot(vsub *V) {
   sCount = tl_prep(V->dbAlt,
                    "SELECT json_extract(cuckoo_table_info('t'), '$.count')");
   tl_exec(V->dbAlt, "BEGIN");
-  c0 = step1(sCount) == SQLITE_ROW ? sqlite3_column_int64(sCount, 0) : -1;
-  done(sCount);
+  c0 = count_of(sCount);
   PROP_CHECK(P_COUNT, c0 >= V->m.nTotal,
              "other connection: table count %lld below the model's %lld",
              (long long)c0, (long long)V->m.nTotal);
@@ -2037,11 +2044,7 @@ static void v_snapshot(vsub *V) {
                (unsigned long long)aId[i], sqlite3_errmsg(V->dbAlt));
   }
   /* this connection writes, in a transaction or not, and commits */
-  if (chance(0.5)) {
-    tl_exec(V->db, "BEGIN");
-    V->depth = 1;
-    V->nUndo = 0;
-  }
+  if (chance(0.5)) v_begin(V);
   nWrite = 1 + (int)rnd_below(8);
   for (i = 0; i < nWrite; i++) {
     uint64_t r = rnd_below(4);
@@ -2050,15 +2053,9 @@ static void v_snapshot(vsub *V) {
     else if (r == 2) v_insert_ignore(V);
     else v_bulk(V);
   }
-  if (V->depth) {
-    tl_exec(V->db, "COMMIT");
-    V->depth = 0;
-    V->nUndo = 0;
-    V->nCommit++;
-  }
+  if (V->depth) v_commit(V);
   /* the snapshot is unchanged */
-  c1 = step1(sCount) == SQLITE_ROW ? sqlite3_column_int64(sCount, 0) : -1;
-  done(sCount);
+  c1 = count_of(sCount);
   PROP_CHECK(P_VTAB_MIRROR, c1 == c0,
              "other connection's read transaction: count %lld, then %lld "
              "after this connection committed",
@@ -2071,8 +2068,7 @@ static void v_snapshot(vsub *V) {
   }
   tl_exec(V->dbAlt, "COMMIT");
   /* and now it sees them */
-  c2 = step1(sCount) == SQLITE_ROW ? sqlite3_column_int64(sCount, 0) : -1;
-  done(sCount);
+  c2 = count_of(sCount);
   cNow = v_table_count(V);
   PROP_CHECK(P_VTAB_MIRROR, c2 == cNow,
              "other connection after its read transaction: count %lld, this "
