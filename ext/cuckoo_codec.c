@@ -37,6 +37,45 @@ void cf_bucket_get(const cf_filter *f, uint32_t i, uint32_t *fps) {
   cf_read(f, i, fps);
 }
 
+int cf_zero(const uint8_t *a, size_t n) {
+  size_t i = 0;
+  /* 32 bytes a step: an import or an export of a large, mostly empty
+  ** level checks every byte of it. */
+  for (; i + 32 <= n; i += 32) {
+    if ((cf_ld64(a + i) | cf_ld64(a + i + 8) | cf_ld64(a + i + 16) |
+         cf_ld64(a + i + 24)) != 0)
+      return 0;
+  }
+  for (; i < n; i++) {
+    if (a[i]) return 0;
+  }
+  return 1;
+}
+
+uint64_t cf_region_slots(const cf_params *p, const uint8_t *t, size_t size,
+                         uint64_t nBuckets) {
+  uint32_t fps[CF_MAX_BUCKET_SIZE];
+  uint64_t bb = cf_bucket_bits(p), i = 0, n = 0;
+  unsigned s;
+  while (i < nBuckets) {
+    /* Buckets i..e-1 lie in bytes lo..hi-1; all-zero bits are empty
+    ** buckets in both encodings. */
+    uint64_t e = nBuckets - i > CF_COUNT_RUN ? i + CF_COUNT_RUN : nBuckets;
+    uint64_t lo = i * bb / 8, hi = (e * bb + 7) / 8;
+    if (hi > size) hi = size;
+    if (cf_zero(t + lo, (size_t)(hi - lo))) {
+      i = e;
+      continue;
+    }
+    for (; i < e; i++) {
+      cf_region_get(p, t, size, i, fps);
+      for (s = 0; s < p->bucket_size; s++)
+        n += fps[s] != 0;
+    }
+  }
+  return n;
+}
+
 #ifndef NDEBUG
 int cf_has_slow(const cf_filter *f, uint32_t i, uint32_t fp) {
   uint32_t a[CF_MAX_BUCKET_SIZE];

@@ -261,8 +261,15 @@ CUCKOO_PRIVATE unsigned cf_copies(const cf_filter *f, cf_key k);
 ** into a scratch copy and discard it on failure.
 */
 CUCKOO_PRIVATE int cf_merge(cf_filter *dst, const cf_filter *src);
-/* Non-empty slots counted by scanning the table (for integrity checks). */
+/* Non-empty slots counted by scanning the table (for integrity checks):
+** of the whole table, or of buckets 0..nBuckets-1 of a region laid out
+** like it (below).  Both skip runs of CF_COUNT_RUN buckets whose bytes
+** are all zero.  cf_zero(): true if the n bytes at a are all zero. */
+#define CF_COUNT_RUN 64
 CUCKOO_PRIVATE uint64_t cf_count_slots(const cf_filter *f);
+CUCKOO_PRIVATE uint64_t cf_region_slots(const cf_params *p, const uint8_t *t,
+                                        size_t size, uint64_t nBuckets);
+CUCKOO_PRIVATE int cf_zero(const uint8_t *a, size_t n);
 
 /*
 ** Decoded buckets.  cf_bucket_get() fills fps[0..b-1] with bucket i's

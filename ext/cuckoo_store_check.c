@@ -52,20 +52,6 @@ static int ckst_check_fatal(int rc) {
   }
 }
 
-/* Non-empty slots of one block's buckets. */
-static uint64_t ckst_block_slots(const ckst_level *pL, const uint8_t *a,
-                                 uint64_t nBuckets) {
-  uint32_t fps[CF_MAX_BUCKET_SIZE];
-  uint64_t i, n = 0;
-  unsigned s;
-  for (i = 0; i < nBuckets; i++) {
-    cf_region_get(&pL->p, a, pL->nBytes, i, fps);
-    for (s = 0; s < pL->p.bucket_size; s++)
-      n += fps[s] != 0;
-  }
-  return n;
-}
-
 /* Report blocks from .. to-1 of level iLevel as missing. */
 static void ckst_missing(ckst_report *r, ckstore *p, int iLevel, uint64_t from,
                          uint64_t to) {
@@ -153,7 +139,8 @@ static int ckst_check_blocks(ckstore *p, ckst_report *r) {
                    "bucket",
                    p->zLabel, iLevel, (unsigned long long)j);
     }
-    aSlots[iLevel] += ckst_block_slots(pL, a, ckst_buckets_in(pL, j));
+    aSlots[iLevel] +=
+        cf_region_slots(&pL->p, a, pL->nBytes, ckst_buckets_in(pL, j));
   }
   if (rc == SQLITE_DONE) {
     rc = SQLITE_OK;
@@ -170,8 +157,8 @@ static int ckst_check_blocks(ckstore *p, ckst_report *r) {
     const ckst_block *b = ckst_cache_find(p, p->aDirty[k]);
     if (b && b->bDirty && b->bAbsent) {
       const ckst_level *pL = &p->aLevel[b->id >> 32];
-      aSlots[b->id >> 32] +=
-          ckst_block_slots(pL, b->a, ckst_buckets_in(pL, b->id & 0xffffffff));
+      aSlots[b->id >> 32] += cf_region_slots(
+          &pL->p, b->a, pL->nBytes, ckst_buckets_in(pL, b->id & 0xffffffff));
     }
   }
   for (i = 0; rc == SQLITE_OK && i < p->nLevel; i++) {

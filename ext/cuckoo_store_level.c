@@ -478,10 +478,8 @@ int ckst_zero_from(const uint8_t *a, uint64_t n, uint64_t iBit) {
   uint64_t i = iBit / 8;
   if (i >= n) return 1;
   if (iBit % 8 && (a[i] >> (iBit % 8)) != 0) return 0;
-  for (i += (iBit % 8) != 0; i < n; i++) {
-    if (a[i]) return 0;
-  }
-  return 1;
+  i += (iBit % 8) != 0;
+  return cf_zero(a + i, (size_t)(n - i));
 }
 
 /* Buckets of level pL that live in block j. */

@@ -30,6 +30,7 @@
 **      width, plain and semi-sorted, in every bucket mode (whole words,
 **      field by field, tiny tables, tables large enough to prefetch),
 **      with no false negative after fill, delete-half and churn.
+**   l. slot counts that skip all-zero runs equal a count of every bucket.
 **
 ** Deterministic: every random choice comes from a fixed-seed generator.
 ** CUCKOO_SANITIZED=1 in the environment scales the loops down ~5x;
@@ -1866,6 +1867,74 @@ static void test_words(void) {
   }
 }
 
+/* l. slot counts skip all-zero runs of buckets: cf_count_slots() and
+** cf_region_slots() equal a count over every bucket, for filters empty,
+** sparse (a few buckets set, anywhere, with fingerprints of one bit at
+** either end) and dense, at every width, plain and semi-sorted; cf_zero()
+** equals a byte loop for every length and position of one set bit. */
+static void test_slots(void) {
+  static const uint64_t aM[] = {1, 7, 63, 64, 65, 129, 1000, 4099};
+  uint8_t z[300];
+  unsigned iM, b, fp, k, ss;
+  size_t n, at, bit;
+  rng r = {0x5107c0};
+  for (n = 0; n <= 80; n++) {
+    memset(z, 0, sizeof(z));
+    CHECK(cf_zero(z + 3, n));
+    for (at = 0; at < n; at++) {
+      for (bit = 0; bit < 8; bit += 7) {
+        z[3 + at] = (uint8_t)(1u << bit);
+        CHECK(!cf_zero(z + 3, n));
+        z[3 + at] = 0;
+      }
+    }
+    z[3 + n] = 1; /* just past the end */
+    z[2] = 1;     /* just before */
+    CHECK(cf_zero(z + 3, n));
+  }
+  for (ss = 0; ss < 2; ss++) {
+    for (b = ss ? 4 : 2; b <= (ss ? 4u : 8u); b *= 2) {
+      for (fp = ss ? CF_SS_MIN_FP_BITS : CF_MIN_FP_BITS; fp <= CF_MAX_FP_BITS;
+           fp += 1 + (unsigned)rnd_below(&r, 3)) {
+        for (iM = 0; iM < sizeof(aM) / sizeof(aM[0]); iM++) {
+          uint64_t m = aM[iM], i, nSet, want = 0, nReg;
+          uint32_t a[CF_MAX_BUCKET_SIZE];
+          cf_filter f;
+          uint8_t *buf;
+          g_flags = ss ? CF_FLAG_SEMISORT : 0;
+          buf = make_filter(&f, m, b, fp, 1);
+          nSet = rnd_below(&r, 4) == 0 ? m : rnd_below(&r, 4);
+          for (i = 0; i < nSet; i++) {
+            uint64_t j = nSet == m ? i : rnd_below(&r, m);
+            for (k = 0; k < b; k++) {
+              uint64_t v = rnd_below(&r, 4);
+              a[k] = v == 0   ? 0
+                     : v == 1 ? 1
+                     : v == 2 ? (uint32_t)f.fp_mask
+                              : 1 + (uint32_t)rnd_below(&r, f.fp_mask);
+            }
+            cf_region_set(&f.p, f.table, f.table_size, j, a);
+          }
+          nReg = rnd_below(&r, m + 1);
+          for (i = 0; i < m; i++) {
+            cf_region_get(&f.p, f.table, f.table_size, i, a);
+            for (k = 0; k < b; k++)
+              want += a[k] != 0;
+            if (i + 1 == nReg) {
+              CHECK(cf_region_slots(&f.p, f.table, f.table_size, nReg) ==
+                    want);
+            }
+          }
+          CHECK(cf_count_slots(&f) == want);
+          CHECK(cf_region_slots(&f.p, f.table, f.table_size, m) == want);
+          free(buf);
+        }
+      }
+    }
+  }
+  g_flags = 0;
+}
+
 int main(void) {
   const char *z = getenv("CUCKOO_SANITIZED");
   clock_t t0 = clock();
@@ -1885,6 +1954,7 @@ int main(void) {
   test_batch();
   test_words();
   test_ss_crafted();
+  test_slots();
   test_fill();
   test_capacity();
   test_model();
