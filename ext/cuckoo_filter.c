@@ -779,8 +779,8 @@ uint64_t cf_count_slots(const cf_filter *f) {
   unsigned s;
   while (i < f->p.nbuckets) {
     /* as cf_region_slots(), with the word-level decoder */
-    uint64_t e = f->p.nbuckets - i > CF_COUNT_RUN ? i + CF_COUNT_RUN
-                                                  : f->p.nbuckets;
+    uint64_t e =
+        f->p.nbuckets - i > CF_COUNT_RUN ? i + CF_COUNT_RUN : f->p.nbuckets;
     uint64_t lo = i * bb / 8, hi = (e * bb + 7) / 8;
     if (hi > f->table_size) hi = f->table_size;
     if (cf_zero(f->table + lo, (size_t)(hi - lo))) {

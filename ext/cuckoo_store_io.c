@@ -164,8 +164,7 @@ int ckst_stmt(ckstore *p, int i, sqlite3_stmt **pp) {
 /* The same for a statement that reads T_zSuffix whole (a load, a check),
 ** whose failures name that table (ckst_read_fail); zSuffix NULL is
 ** ckst_stmt(). */
-int ckst_read_stmt(ckstore *p, int i, const char *zSuffix,
-                   sqlite3_stmt **pp) {
+int ckst_read_stmt(ckstore *p, int i, const char *zSuffix, sqlite3_stmt **pp) {
   int rc = ckst_keep(p, i, zSuffix);
   *pp = rc == SQLITE_OK ? p->aStmt[i] : 0;
   return rc;
@@ -674,14 +673,17 @@ int ckst_write_level(ckstore *p, int iLevel, const uint8_t *aTable,
     sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)CKST_ID(iLevel, j));
     if (aTable) {
       uint64_t off = j * pL->nBytes;
-      uint64_t n = nTable - off < pL->nBytes ? nTable - off : pL->nBytes;
-      memset(aBuf, 0, pL->nBytes);
-      memcpy(aBuf, aTable + off, (size_t)n);
-      if (p->version >= 2 && j + 1 < pL->nBlock &&
-          ckst_zero_from(aBuf, pL->nBytes, 0)) {
+      const uint8_t *a = aTable + off;
+      if (nTable - off < pL->nBytes) {
+        /* the last block: the array's end, then zeros */
+        memset(aBuf, 0, pL->nBytes);
+        memcpy(aBuf, a, (size_t)(nTable - off));
+        a = aBuf;
+      }
+      if (p->version >= 2 && j + 1 < pL->nBlock && cf_zero(a, pL->nBytes)) {
         continue; /* an empty block of format 2 */
       }
-      sqlite3_bind_blob(pStmt, 2, aBuf, (int)pL->nBytes, SQLITE_STATIC);
+      sqlite3_bind_blob(pStmt, 2, a, (int)pL->nBytes, SQLITE_STATIC);
     } else {
       sqlite3_bind_zeroblob(pStmt, 2, (int)pL->nBytes);
     }
@@ -936,9 +938,8 @@ int ckst_flush(ckstore *p) {
     }
   }
   if (rc == SQLITE_OK) p->bChanged = 0;
-  assert(rc != SQLITE_OK ||
-         ((p->version >= 3 || p->nDirty == 0) && !ckst_defer_pending(p) &&
-          !ckst_log_writing(p)));
+  assert(rc != SQLITE_OK || ((p->version >= 3 || p->nDirty == 0) &&
+                             !ckst_defer_pending(p) && !ckst_log_writing(p)));
   return rc;
 }
 

@@ -186,7 +186,8 @@ int ckst_mark_dirty(ckstore *p, ckst_block *b) {
 ** one by one as before).  On an error nothing changes.
 */
 /* The bound on the copies of one item of a level with an image
-** (ckst_level.nCopyMax), when it is unknown: a pair of buckets holds at most twice the
+** (ckst_level.nCopyMax), when it is unknown: a pair of buckets holds at most
+*twice the
 ** most copies of one fingerprint in one bucket (up to 2b: the scan stops
 ** at a bucket full of one fingerprint). */
 uint32_t ckst_copies_scan(const ckst_level *pL) {
@@ -235,8 +236,7 @@ int ckst_level_image(ckstore *p, int iLevel) {
   ** past them are cleared here */
   (void)cf_init(&pL->img, &pL->p, aImg + nHead);
   assert(pL->img.table == aData && pL->img.table_size <= nData);
-  memset(aData + pL->img.table_size, 0,
-         (size_t)(nData - pL->img.table_size));
+  memset(aData + pL->img.table_size, 0, (size_t)(nData - pL->img.table_size));
   rc = ckst_stmt(p, CKST_READ_LEVEL, &pStmt);
   if (rc == SQLITE_OK) {
     sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)CKST_ID(iLevel, 0));
@@ -461,18 +461,6 @@ int ckst_grow(ckstore *p) {
 ** Export and import
 */
 
-/* Copy block j of level iLevel into a[] (nBytes): the cached copy if
-** there is one (it may hold changes not yet flushed), else the row. */
-static int ckst_copy_block(ckstore *p, int iLevel, uint64_t j, uint8_t *a) {
-  ckst_block *b = ckst_cache_find(p, CKST_ID(iLevel, j));
-  int bAbsent;
-  if (b) {
-    memcpy(a, b->a, b->nBytes);
-    return SQLITE_OK;
-  }
-  return ckst_read_block(p, iLevel, j, a, p->aLevel[iLevel].nBytes, &bAbsent);
-}
-
 /* True if a[] has only zero bits from bit iBit on (n bytes in all). */
 int ckst_zero_from(const uint8_t *a, uint64_t n, uint64_t iBit) {
   uint64_t i = iBit / 8;
@@ -488,6 +476,54 @@ uint64_t ckst_buckets_in(const ckst_level *pL, uint64_t j) {
   return pL->p.nbuckets - first < pL->nPer ? pL->p.nbuckets - first : pL->nPer;
 }
 
+/* The blocks of level iLevel in order, for ckst_export(): the cache's
+** copy of a block (unflushed changes included), else the block's row, read
+** by one range query over the level's rows, started at the first block
+** the cache lacks (where a read per block cost a lookup per block, absent
+** ones included). */
+typedef struct ckst_rows {
+  sqlite3_stmt *pStmt; /* the range query, once started */
+  uint64_t jRow;       /* the block of its current row; CKST_NO_ROW: done */
+} ckst_rows;
+#define CKST_NO_ROW UINT64_MAX
+
+static int ckst_rows_step(ckstore *p, ckst_rows *r, const ckst_level *pL) {
+  int rc = sqlite3_step(r->pStmt);
+  r->jRow = CKST_NO_ROW;
+  if (rc == SQLITE_ROW) {
+    uint64_t j = (uint64_t)sqlite3_column_int64(r->pStmt, 0) & 0xffffffff;
+    if (j < pL->nBlock) r->jRow = j;
+    return SQLITE_OK;
+  }
+  return rc == SQLITE_DONE ? SQLITE_OK : ckst_sqlerr(p, rc);
+}
+
+static int ckst_rows_block(ckstore *p, ckst_rows *r, int iLevel, uint64_t j,
+                           uint8_t *a) {
+  const ckst_level *pL = &p->aLevel[iLevel];
+  ckst_block *b = ckst_cache_find(p, CKST_ID(iLevel, j));
+  int rc = SQLITE_OK;
+  if (b) {
+    memcpy(a, b->a, b->nBytes);
+    return SQLITE_OK;
+  }
+  if (r->pStmt == 0) {
+    rc = ckst_stmt(p, CKST_READ_LEVEL, &r->pStmt);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_int64(r->pStmt, 1, (sqlite3_int64)CKST_ID(iLevel, j));
+    sqlite3_bind_int64(r->pStmt, 2, (sqlite3_int64)CKST_ID(iLevel, pL->nBlock));
+    rc = ckst_rows_step(p, r, pL);
+  }
+  while (rc == SQLITE_OK && r->jRow < j)
+    rc = ckst_rows_step(p, r, pL);
+  if (rc != SQLITE_OK) return rc;
+  if (r->jRow == j)
+    return ckst_block_row(p, r->pStmt, 1, iLevel, j, a, pL->nBytes);
+  rc = ckst_absent_block(p, iLevel, j);
+  if (rc == SQLITE_OK) memset(a, 0, pL->nBytes);
+  return rc;
+}
+
 /* Build level iLevel as a BLOB: header from the level row, buckets from
 ** the blocks (this connection's unflushed changes included); the result
 ** is opened with cf_open() before it is handed out, so a damaged block
@@ -498,6 +534,7 @@ int ckst_export(ckstore *p, int iLevel, uint8_t **paOut, sqlite3_int64 *pnOut) {
   uint64_t nTotal = CF_HEADER_SIZE + nTable;
   uint8_t *aOut, *aBuf;
   const char *zWhy = 0;
+  ckst_rows rows = {0, CKST_NO_ROW};
   cf_filter f;
   uint64_t j;
   int rc = SQLITE_OK;
@@ -523,7 +560,7 @@ int ckst_export(ckstore *p, int iLevel, uint8_t **paOut, sqlite3_int64 *pnOut) {
   for (j = 0; rc == SQLITE_OK && j < pL->nBlock; j++) {
     uint64_t off = j * pL->nBytes;
     uint64_t n = nTable - off < pL->nBytes ? nTable - off : pL->nBytes;
-    rc = ckst_copy_block(p, iLevel, j, aBuf);
+    rc = ckst_rows_block(p, &rows, iLevel, j, aBuf);
     if (rc != SQLITE_OK) break;
     if (!ckst_zero_from(aBuf, pL->nBytes,
                         ckst_buckets_in(pL, j) * cf_bucket_bits(&pL->p))) {
@@ -535,6 +572,7 @@ int ckst_export(ckstore *p, int iLevel, uint8_t **paOut, sqlite3_int64 *pnOut) {
     }
     memcpy(aOut + CF_HEADER_SIZE + off, aBuf, (size_t)n);
   }
+  if (rows.pStmt) sqlite3_reset(rows.pStmt);
   sqlite3_free(aBuf);
   if (rc == SQLITE_OK && cf_open(&f, aOut, nTotal, &zWhy) != CF_OK) {
     rc = ckst_corrupt(p, "level %d does not form a valid filter (%s)", iLevel,
