@@ -670,7 +670,6 @@ int ckst_write_level(ckstore *p, int iLevel, const uint8_t *aTable,
     if (aBuf == 0) rc = SQLITE_NOMEM;
   }
   for (; rc == SQLITE_OK && j < pL->nBlock; j++) {
-    sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)CKST_ID(iLevel, j));
     if (aTable) {
       uint64_t off = j * pL->nBytes;
       const uint8_t *a = aTable + off;
@@ -687,6 +686,7 @@ int ckst_write_level(ckstore *p, int iLevel, const uint8_t *aTable,
     } else {
       sqlite3_bind_zeroblob(pStmt, 2, (int)pL->nBytes);
     }
+    sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)CKST_ID(iLevel, j));
     rc = ckst_run(p, pStmt);
     if ((rc & 0xff) == SQLITE_CONSTRAINT) {
       /* a row of no level sits where the new level's block goes */
