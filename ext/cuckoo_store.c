@@ -600,6 +600,31 @@ static int ckst_walk_copy(ckstore *p, int iLevel, cf_key k) {
   return CF_OK;
 }
 
+/* An insert into a level whose count is its number of slots: every slot
+** holds a fingerprint (a sound level counts its slots in use, which
+** cuckoo_check() verifies), so the walk could only end where it began,
+** undone, after its 500 displacements.  The answer it would give, at once:
+** CF_TOO_MANY if both buckets hold fp in every slot (the walk's first
+** test), else CF_FULL; CF_IOERR if a bucket cannot be read. */
+static int ckst_refuse_full(ckstore *p, int iLevel, cf_key k, uint32_t i2) {
+  const ckst_level *pL = &p->aLevel[iLevel];
+  uint32_t a[CF_MAX_BUCKET_SIZE];
+  unsigned s, same = 0;
+  ckst_access x;
+  cf_store st;
+  ckst_access_init(p, iLevel, &x, &st);
+  if (ckst_read_cb(&x, k.i1, a)) return CF_IOERR;
+  for (s = 0; s < pL->p.bucket_size; s++)
+    same += a[s] == k.fp;
+  if (i2 != k.i1) {
+    if (ckst_read_cb(&x, i2, a)) return CF_IOERR;
+    for (s = 0; s < pL->p.bucket_size; s++)
+      same += a[s] == k.fp;
+  }
+  return same == (i2 != k.i1 ? 2u : 1u) * pL->p.bucket_size ? CF_TOO_MANY
+                                                             : CF_FULL;
+}
+
 /* Insert into one level and count it (and log it: format 3); returns a
 ** CF_* code (CF_FULL and CF_TOO_MANY change nothing). */
 int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
@@ -617,6 +642,8 @@ int ckst_insert_level(ckstore *p, int iLevel, uint64_t hash) {
   if (rc < 0) return CF_IOERR;
   if (rc == 1) {
     rc = CF_OK;
+  } else if (pL->nCount >= pL->p.nbuckets * pL->p.bucket_size) {
+    rc = ckst_refuse_full(p, iLevel, k, i2);
   } else if (pL->aImg && pL->img.table_size <= CKST_WALK_COPY) {
     rc = ckst_walk_copy(p, iLevel, k);
   } else {
