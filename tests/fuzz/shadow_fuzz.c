@@ -73,10 +73,12 @@ int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 ** writes the file when it commits or spills its page cache (2,000 KiB),
 ** so one statement can write more than the limit first: a 'delete-all'
 ** of a format-1 table of crafted capacity wrote 8,841 zero blocks of 52
-** bytes each time.  A page cache of 64 pages would stop it sooner (an
-** input that ran eight such statements: 7 ms against 18 ms; 4.7% more
-** executions in 150 s), but the seed regress-full-on-read then fails at
-** the insert, not at the read it was kept for (docs/reliability.md). */
+** bytes each time.  A page cache of 64 pages, or a max_page_count of
+** 128, would stop it sooner (an input that ran eight such statements: 6
+** to 7 ms against 18 ms; 4.7% more executions in 150 s with the cache),
+** but the seed regress-full-on-read then fails at an import, not at the
+** read it was kept for, and no input of a 19,615-input corpus reached
+** that read's failure any more (docs/reliability.md). */
 #define DB_SIZE_LIMIT (128 << 10)
 
 /* ASan keeps freed memory in quarantine to catch a use after free; one
