@@ -76,7 +76,7 @@ int sqlite3_cuckoo_init(sqlite3 *db, char **pzErr, const void *pApi);
 ** bytes each time.  A page cache of 64 pages, or a max_page_count of
 ** 128, would stop it sooner (an input that ran eight such statements: 6
 ** to 7 ms against 18 ms; 4.7% more executions in 150 s with the cache),
-** but the seed regress-full-on-read then fails at an import, not at the
+** but the seed regress-full-on-read then fails earlier, not at the
 ** read it was kept for, and no input of a 19,615-input corpus reached
 ** that read's failure any more (docs/reliability.md). */
 #define DB_SIZE_LIMIT (128 << 10)
