@@ -45,8 +45,10 @@ static int ckst_check_fatal(int rc) {
   case SQLITE_BUSY:
   case SQLITE_LOCKED:
   case SQLITE_INTERRUPT:
-  case SQLITE_ABORT: return 1;
-  default: return 0;
+  case SQLITE_ABORT:
+    return 1;
+  default:
+    return 0;
   }
 }
 

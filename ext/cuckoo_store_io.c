@@ -164,7 +164,8 @@ int ckst_stmt(ckstore *p, int i, sqlite3_stmt **pp) {
 /* The same for a statement that reads T_zSuffix whole (a load, a check),
 ** whose failures name that table (ckst_read_fail); zSuffix NULL is
 ** ckst_stmt(). */
-int ckst_read_stmt(ckstore *p, int i, const char *zSuffix, sqlite3_stmt **pp) {
+int ckst_read_stmt(ckstore *p, int i, const char *zSuffix,
+                   sqlite3_stmt **pp) {
   int rc = ckst_keep(p, i, zSuffix);
   *pp = rc == SQLITE_OK ? p->aStmt[i] : 0;
   return rc;
@@ -938,8 +939,9 @@ int ckst_flush(ckstore *p) {
     }
   }
   if (rc == SQLITE_OK) p->bChanged = 0;
-  assert(rc != SQLITE_OK || ((p->version >= 3 || p->nDirty == 0) &&
-                             !ckst_defer_pending(p) && !ckst_log_writing(p)));
+  assert(rc != SQLITE_OK ||
+         ((p->version >= 3 || p->nDirty == 0) && !ckst_defer_pending(p) &&
+          !ckst_log_writing(p)));
   return rc;
 }
 

@@ -186,8 +186,7 @@ int ckst_mark_dirty(ckstore *p, ckst_block *b) {
 ** one by one as before).  On an error nothing changes.
 */
 /* The bound on the copies of one item of a level with an image
-** (ckst_level.nCopyMax), when it is unknown: a pair of buckets holds at most
-*twice the
+** (ckst_level.nCopyMax), when it is unknown: a pair of buckets holds at most twice the
 ** most copies of one fingerprint in one bucket (up to 2b: the scan stops
 ** at a bucket full of one fingerprint). */
 uint32_t ckst_copies_scan(const ckst_level *pL) {
@@ -236,7 +235,8 @@ int ckst_level_image(ckstore *p, int iLevel) {
   ** past them are cleared here */
   (void)cf_init(&pL->img, &pL->p, aImg + nHead);
   assert(pL->img.table == aData && pL->img.table_size <= nData);
-  memset(aData + pL->img.table_size, 0, (size_t)(nData - pL->img.table_size));
+  memset(aData + pL->img.table_size, 0,
+         (size_t)(nData - pL->img.table_size));
   rc = ckst_stmt(p, CKST_READ_LEVEL, &pStmt);
   if (rc == SQLITE_OK) {
     sqlite3_bind_int64(pStmt, 1, (sqlite3_int64)CKST_ID(iLevel, 0));
