@@ -773,29 +773,6 @@ int cf_merge(cf_filter *dst, const cf_filter *src) {
   return rc;
 }
 
-uint64_t cf_count_slots(const cf_filter *f) {
-  uint32_t a[CF_MAX_BUCKET_SIZE];
-  uint64_t i = 0, n = 0, bb = f->bucket_bits;
-  unsigned s;
-  while (i < f->p.nbuckets) {
-    /* as cf_region_slots(), with the word-level decoder */
-    uint64_t e =
-        f->p.nbuckets - i > CF_COUNT_RUN ? i + CF_COUNT_RUN : f->p.nbuckets;
-    uint64_t lo = i * bb / 8, hi = (e * bb + 7) / 8;
-    if (hi > f->table_size) hi = f->table_size;
-    if (cf_zero(f->table + lo, (size_t)(hi - lo))) {
-      i = e;
-      continue;
-    }
-    for (; i < e; i++) {
-      cf_read(f, (uint32_t)i, a);
-      for (s = 0; s < f->p.bucket_size; s++)
-        n += (a[s] != 0);
-    }
-  }
-  return n;
-}
-
 double cf_expected_fpr(const cf_filter *f) {
   /* Each of the 2b slots probed matches a random fingerprint with
   ** probability 1/(2^f - 1) when occupied. */
