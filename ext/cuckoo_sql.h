@@ -58,9 +58,12 @@ CUCKOO_PRIVATE int cuckoo_register_stored(sqlite3 *db);
 ** hash), or SQLITE_NOMEM if converting TEXT to UTF-8 failed.  An INTEGER,
 ** the common item, is hashed inline (two multiplications) by
 ** cksql_hash_int(), which a caller that has already read an INTEGER
-** value may call itself; every other type in cksql_item_hash_other(),
-** which is the out-of-line half (it takes every type), not an entry point
-** of its own.
+** value may call itself; every other type in cksql_item_hash_typed(), the
+** out-of-line half (it takes every type), which a caller that has read
+** the value's type (eType, from sqlite3_value_type()) may call itself:
+** in a loadable extension every sqlite3_value_type() is a call through
+** SQLite's table of functions, and a load of TEXT items in a transaction
+** spends a few per row.
 */
 typedef struct cksql_hasher {
   uint64_t seed;
@@ -72,8 +75,8 @@ static inline void cksql_hasher_init(cksql_hasher *h, uint64_t seed) {
   h->key_int = cf_int_key(seed);
 }
 
-CUCKOO_PRIVATE int cksql_item_hash_other(sqlite3_value *v, uint64_t seed,
-                                         uint64_t *pHash);
+CUCKOO_PRIVATE int cksql_item_hash_typed(sqlite3_value *v, int eType,
+                                         uint64_t seed, uint64_t *pHash);
 
 static inline uint64_t cksql_hash_int(const cksql_hasher *h, sqlite3_int64 v) {
   return cf_hash_int_keyed(h->key_int, v);
@@ -81,11 +84,12 @@ static inline uint64_t cksql_hash_int(const cksql_hasher *h, sqlite3_int64 v) {
 
 static inline int cksql_item_hash(const cksql_hasher *h, sqlite3_value *v,
                                   uint64_t *pHash) {
-  if (sqlite3_value_type(v) == SQLITE_INTEGER) {
+  int eType = sqlite3_value_type(v);
+  if (eType == SQLITE_INTEGER) {
     *pHash = cksql_hash_int(h, sqlite3_value_int64(v));
     return SQLITE_OK;
   }
-  return cksql_item_hash_other(v, h->seed, pHash);
+  return cksql_item_hash_typed(v, eType, h->seed, pHash);
 }
 
 /*

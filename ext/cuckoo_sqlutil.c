@@ -19,8 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cksql_item_hash_other(sqlite3_value *v, uint64_t seed, uint64_t *pHash) {
-  switch (sqlite3_value_type(v)) {
+int cksql_item_hash_typed(sqlite3_value *v, int eType, uint64_t seed,
+                          uint64_t *pHash) {
+  switch (eType) {
   case SQLITE_INTEGER:
     *pHash = cf_hash_int(seed, sqlite3_value_int64(v));
     return SQLITE_OK;

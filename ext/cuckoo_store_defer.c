@@ -7,7 +7,8 @@
 ** (cuckoo_store_int.h), in the store; its life cycle:
 **
 **   add       ckst_insert_later(): record an item's hash and what names
-**             it (its value; a TEXT item's first bytes);
+**             it (its value; a TEXT item's first bytes, outside a
+**             transaction: "Refusals" below);
 **   place     ckst_drain(): place every pending item, in order, exactly as
 **             one ckst_insert() after another would; every other store
 **             operation, ckst_ready() with bRefresh, ckst_flush() (xSync),
@@ -41,7 +42,10 @@
 ** tally, or else the key set, rules out enough pending items with the same
 ** fingerprint and buckets to reach it ("Copies of one item" below); an
 ** item that fails either is placed at once, after the pending ones, so
-** its statement fails if it must.
+** its statement fails if it must.  So no pending item of a transaction is
+** ever named in a message, and a TEXT item there keeps no text: the copy
+** of its first bytes cost a transaction's load of TEXT items 4 to 6% of
+** its time (docs/benchmarks.md, "The write shapes").
 */
 #include "cuckoo_store_int.h"
 
@@ -284,6 +288,9 @@ static void ckst_keys_fill(ckstore *p) {
 
 static int ckst_drain_pending(ckstore *p);
 
+/* ckst_pend.v.iOff of a TEXT item that keeps no text (a transaction's) */
+#define CKST_TEXT_NONE 0xffffffffu
+
 /* The namer of the pending item being placed (ckst_namer): its value. */
 static char *ckst_pend_name(void *pArg) {
   const ckstore *p = (const ckstore *)pArg;
@@ -294,6 +301,8 @@ static char *ckst_pend_name(void *pArg) {
   case SQLITE_INTEGER: return sqlite3_mprintf("%lld", e->v.i);
   case SQLITE_FLOAT: return sqlite3_mprintf("%!.15g", e->v.r);
   case SQLITE_TEXT:
+    /* a transaction's item, which no drain can refuse (see the top) */
+    if (e->v.iOff == CKST_TEXT_NONE) return sqlite3_mprintf("a TEXT value");
     /* as cksql_describe_value(): the first bytes are enough for '%.40q' */
     assert(e->v.iOff < p->defer.nText);
     return sqlite3_mprintf("'%.40q'", p->defer.aText + e->v.iOff);
@@ -731,7 +740,7 @@ static CF_ALWAYS_INLINE int ckst_text_kept(sqlite3_value *pItem,
 
 /* The record of an item, past the pending items (not counted in n or
 ** nText): its type and value, a TEXT item's nText kept bytes zText at
-** the end of aText (room checked). */
+** the end of aText (room checked; none kept if zText is 0). */
 static CF_ALWAYS_INLINE void
 ckst_pend_write(ckst_defer *d, uint64_t hash, int eType, sqlite3_int64 iv,
                 sqlite3_value *pItem, const unsigned char *zText,
@@ -746,9 +755,13 @@ ckst_pend_write(ckst_defer *d, uint64_t hash, int eType, sqlite3_int64 iv,
   } else if (eType == SQLITE_FLOAT) {
     e->v.r = sqlite3_value_double(pItem);
   } else if (eType == SQLITE_TEXT) {
-    e->v.iOff = d->nText;
-    memcpy(d->aText + d->nText, zText, nText - 1);
-    d->aText[d->nText + nText - 1] = 0;
+    if (zText == 0) {
+      e->v.iOff = CKST_TEXT_NONE;
+    } else {
+      e->v.iOff = d->nText;
+      memcpy(d->aText + d->nText, zText, nText - 1);
+      d->aText[d->nText + nText - 1] = 0;
+    }
   }
 }
 
@@ -769,10 +782,11 @@ static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
   if (eType == SQLITE_NULL) return -1;
   if (eType != SQLITE_INTEGER) { /* (an INTEGER is hashed by the caller) */
     if (!bHashed) {
-      rc = cksql_item_hash(&p->hasher, pItem, &hash);
+      rc = cksql_item_hash_typed(pItem, eType, p->hasher.seed, &hash);
       if (rc != SQLITE_OK) return rc;
     }
-    if (eType == SQLITE_TEXT) {
+    if (eType == SQLITE_TEXT && !(mFlags & CKST_LATER_TXN)) {
+      /* (a transaction's item is never named: see the top) */
       rc = ckst_text_kept(pItem, &zText, &nText);
       if (rc != SQLITE_OK) return rc;
     }
@@ -857,20 +871,13 @@ static CUCKOO_NOINLINE int ckst_record(ckstore *p, sqlite3_value *pItem,
 static int ckst_txn_quick(ckstore *p, sqlite3_value *pItem, int eType,
                           sqlite3_int64 iv, uint64_t hash) {
   ckst_defer *d = &p->defer;
-  uint32_t nLimit, nText = 0;
+  uint32_t nLimit;
   uint64_t key = ckst_last_key_limit(p, hash, &nLimit);
   uint8_t *c = &d->aTally[ckst_tally_slot(d, key)];
-  const unsigned char *zText = 0;
   if (!ckst_tally_safe(&p->aLevel[p->nLevel - 1], *c, nLimit)) return 0;
-  if (eType == SQLITE_TEXT) {
-    /* (an error, or no room: ckst_record() reports or makes it) */
-    if (ckst_text_kept(pItem, &zText, &nText) != SQLITE_OK) return 0;
-    if (d->nText + nText > d->nTextAlloc) return 0;
-  }
   (*c)++; /* (below 16: it was safe) */
-  ckst_pend_write(d, hash, eType, iv, pItem, zText, nText);
+  ckst_pend_write(d, hash, eType, iv, pItem, 0, 0); /* (no text: the top) */
   d->n++;
-  d->nText += nText;
   d->nTallied = d->n;
   d->bNoKey = 1;
   return 1;
@@ -888,7 +895,7 @@ static CUCKOO_NOINLINE int ckst_later_txn(ckstore *p, sqlite3_value *pItem,
       d->nTallied == d->n && d->nTally >= 4 * d->nWindow &&
       eType != SQLITE_NULL) {
     if (eType != SQLITE_INTEGER) {
-      int rc = cksql_item_hash(&p->hasher, pItem, &hash);
+      int rc = cksql_item_hash_typed(pItem, eType, p->hasher.seed, &hash);
       if (rc != SQLITE_OK) return rc;
       bHashed = 1;
     }
