@@ -44,7 +44,7 @@
 ** item that fails either is placed at once, after the pending ones, so
 ** its statement fails if it must.  So no pending item of a transaction is
 ** ever named in a message, and a TEXT item there keeps no text: the copy
-** of its first bytes cost a transaction's load of TEXT items 4 to 6% of
+** of its first bytes cost a transaction's load of TEXT items about 4% of
 ** its time (docs/benchmarks.md, "The write shapes").
 */
 #include "cuckoo_store_int.h"
