@@ -35,8 +35,8 @@ bench-probe: deps cuckoo.so
 # 10^4, INSERT OR IGNORE, into a cuckoo table sized for them, one of the
 # default capacity and a TEXT PRIMARY KEY table, in rollback-journal and
 # WAL mode: time and bytes written per commit
-# (docs/benchmarks.md#streaming-into-a-table).  About 25 minutes on a
-# loaded 2-core machine; BENCH_SCALE=50 is a quick run.
+# (docs/benchmarks.md#streaming-into-a-table).  About 8 minutes on an
+# idle 2-core machine (25 on a loaded one); BENCH_SCALE=50 is a quick run.
 # STREAM_BEFORE=<commit> runs each cuckoo table with ext/ of that commit
 # and with the working tree in turn, STREAM_ROUNDS times (default 3).
 ## bench-stream: a stream of small commits into cuckoo tables and a TEXT PRIMARY KEY table
