@@ -107,7 +107,7 @@ static void speed_row(const char *zName, uint64_t n) {
   tDel = now_ns() - t0;
 
   printf("| %-22s | %9.1f MB | %9llu | %6.1f | %6.1f | %6.1f | %6.1f |\n",
-         f.table_size > (32u << 20) ? "larger than L3 (32 MB)" : zName,
+         f.table_size > (32u << 20) ? "in memory (> 32 MB)" : zName,
          (double)f.table_size / 1e6, (unsigned long long)n, tIns / n, tPos / n,
          tNeg / n, tDel / n);
   if (fails || hits < n) {
