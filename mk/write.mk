@@ -4,7 +4,8 @@
 # rollback-journal and WAL modes, TEXT items, INSERT OR IGNORE against
 # INSERT and against a TEXT PRIMARY KEY table; tests/bench/write_bench.py:
 # executemany from Python's sqlite3).  `make bench` runs them too.
-# BENCH_SCALE=N divides every size.
+# BENCH_SCALE=N divides every size; BENCH_RUNS=N (1 to 15, default 3)
+# sets how many runs of each side the medians take.
 
 .PHONY: bench-write
 

@@ -16,6 +16,10 @@
 **                               what it read (vtab_bench's cold lookup).
 **   double median3(double *a)   the median of a[0..2] (a is reordered),
 **                               for a figure taken three times.
+**   double median_n(double *a, int n)
+**                               the median of a[0..n-1] (a is sorted;
+**                               for an even n, the mean of the middle
+**                               two), for a figure taken n times.
 **
 ** Included after <sqlite3.h>, it brings tests/testlib.h's helpers (tl_die,
 ** tl_exec, tl_open, ...: a benchmark names itself in their messages by
@@ -62,6 +66,17 @@ static inline double median3(double *a) {
   SWAP(0, 1);
 #undef SWAP
   return a[1];
+}
+
+static inline double median_n(double *a, int n) {
+  int i, j;
+  for (i = 1; i < n; i++) {
+    double x = a[i];
+    for (j = i; j > 0 && a[j - 1] > x; j--)
+      a[j] = a[j - 1];
+    a[j] = x;
+  }
+  return n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
 }
 
 #ifdef SQLITE_VERSION

@@ -24,8 +24,8 @@
 ** created, then BEGIN; INSERT ...; COMMIT timed (CPU seconds of that
 ** process, user and system, bench.h: the fsyncs of a commit are not in
 ** it).  So no run finds memory, pages or freed pages of another.  The
-** median of 3 runs, the two sides taking turns; SQLite's default
-** synchronous setting.
+** median of 3 runs (BENCH_RUNS, 1 to 15, sets how many), the two sides
+** taking turns; SQLite's default synchronous setting.
 **
 ** Every shape runs twice, one table each: with a page cache of 1 GiB
 ** (PRAGMA cache_size=-1048576, the setting of the measurements the
@@ -50,6 +50,8 @@ static const char *zDbFile = "build/bench/write_bench.db";
 static const char *zIntsFile = "build/bench/write_bench_ints.db";
 static const char *zWordsFile = "build/bench/write_bench_words.db";
 static const char *zExt = "./cuckoo.so"; /* or $CUCKOO_EXT */
+#define MAX_RUNS 15
+static int nRuns = 3; /* runs of each side, or $BENCH_RUNS */
 
 static void row(const char *zWhat, double ours, double alt, double target) {
   double r = alt > 0 ? ours / alt : 0;
@@ -78,7 +80,7 @@ static void copy_file(const char *zFrom, const char *zTo) {
 typedef struct side {
   const char *zCreate;
   const char *zInsert;
-  double a[3];
+  double a[MAX_RUNS];
 } side;
 
 /* The settings of a shape's runs. */
@@ -131,14 +133,17 @@ static double run_one(const setup *pSet, const char *zCreate,
   return t;
 }
 
-/* Three runs of each side, taking turns. */
+/* nRuns runs of each side, taking turns. */
 static void pair(const setup *pSet, side *pOurs, side *pAlt) {
   int i;
-  for (i = 0; i < 3; i++) {
+  for (i = 0; i < nRuns; i++) {
     pAlt->a[i] = run_one(pSet, pAlt->zCreate, pAlt->zInsert);
     pOurs->a[i] = run_one(pSet, pOurs->zCreate, pOurs->zInsert);
   }
 }
+
+/* The median of a side's runs. */
+static double med(double *a) { return median_n(a, nRuns); }
 
 /* The database file zFile with the table made by zSql, and nothing else. */
 static void make_base(const char *zFile, const char *zSql) {
@@ -192,7 +197,7 @@ static void shapes(sqlite3_int64 nInt, sqlite3_int64 nText, int nCacheKib) {
     snprintf(zWhat, sizeof(zWhat),
              "%lld ascending ints, BEGIN..COMMIT, %s: table / heap", nInt,
              j ? "WAL" : "rollback journal");
-    row(zWhat, median3(ours.a), median3(alt.a), 1.0);
+    row(zWhat, med(ours.a), med(alt.a), 1.0);
   }
 
   /* 2-4. TEXT items, rollback journal */
@@ -203,19 +208,19 @@ static void shapes(sqlite3_int64 nInt, sqlite3_int64 nText, int nCacheKib) {
   pair(&set, &plain, &alt);
   snprintf(zWhat, sizeof(zWhat),
            "%lld TEXT items (32 hex), in a transaction: table / heap", nText);
-  row(zWhat, median3(plain.a), median3(alt.a), 0.8);
+  row(zWhat, med(plain.a), med(alt.a), 0.8);
 
   ignore.zCreate = zCreateSeen;
   ignore.zInsert = "INSERT OR IGNORE INTO seen(item) SELECT w FROM words";
   pair(&set, &ignore, &plain);
-  row("the same, INSERT OR IGNORE / plain INSERT into the table",
-      median3(ignore.a), median3(plain.a), 1.15);
+  row("the same, INSERT OR IGNORE / plain INSERT into the table", med(ignore.a),
+      med(plain.a), 1.15);
 
   pk.zCreate = "CREATE TABLE pk(item TEXT PRIMARY KEY)";
   pk.zInsert = "INSERT OR IGNORE INTO pk(item) SELECT w FROM words";
   pair(&set, &ignore, &pk);
-  row("OR IGNORE TEXT: table / TEXT PRIMARY KEY table", median3(ignore.a),
-      median3(pk.a), 0.1);
+  row("OR IGNORE TEXT: table / TEXT PRIMARY KEY table", med(ignore.a),
+      med(pk.a), 0.1);
 }
 
 int main(void) {
@@ -226,10 +231,20 @@ int main(void) {
 
   tl_zProgram = "write_bench";
   if (getenv("CUCKOO_EXT")) zExt = getenv("CUCKOO_EXT");
+  z = getenv("BENCH_RUNS");
+  if (z && *z) {
+    char *zEnd = 0;
+    long n = strtol(z, &zEnd, 10);
+    nRuns = *zEnd || n < 1 || n > MAX_RUNS ? 0 : (int)n;
+    if (nRuns == 0) {
+      tl_die("BENCH_RUNS is %s: give a number of runs from 1 to %d", z,
+             MAX_RUNS);
+    }
+  }
   printf("write_bench: the write shapes through %s, SQLite %s, each run a "
-         "new process on a fresh copy of the source, median of 3 "
-         "(BENCH_SCALE=%d)\n\n",
-         zExt, sqlite3_libversion(), scale);
+         "new process on a fresh copy of the source, median of %d "
+         "(BENCH_SCALE=%d, BENCH_RUNS=%d)\n\n",
+         zExt, sqlite3_libversion(), nRuns, scale, nRuns);
   snprintf(zSql, sizeof(zSql),
            "CREATE TABLE src(x INTEGER); WITH RECURSIVE s(i) AS (SELECT 1 "
            "UNION ALL SELECT i + 1 FROM s WHERE i < %lld) INSERT INTO src "

@@ -9,8 +9,9 @@
 # load_extension as users load it.  As in write_bench.c, each run is a new
 # user's: a process of its own (this script again, with --run) on a new
 # file database in build/bench/, the default journal, the whole
-# transaction timed (CPU seconds of that process); the median of 3 with
-# the two sides taking turns; once with a page cache of 1 GiB, once with
+# transaction timed (CPU seconds of that process); the median of 3 (or
+# of BENCH_RUNS, 1 to 15) with the two sides taking turns; once with a
+# page cache of 1 GiB, once with
 # SQLite's default.  Each is printed as a row of write_bench.c's tables
 # with the target (<= 1.0x).  BENCH_SCALE (default 1) divides the size.
 import os
@@ -66,6 +67,12 @@ def main():
     scale = max(1, int(os.environ.get("BENCH_SCALE", "1") or 1))
     ext = os.environ.get("CUCKOO_EXT", "./cuckoo.so")
     n = 300000 // scale
+    runs_env = os.environ.get("BENCH_RUNS", "") or "3"
+    runs = int(runs_env) if runs_env.isdigit() else 0
+    if not 1 <= runs <= 15:
+        print("write_bench.py: BENCH_RUNS is %s: give a number of runs "
+              "from 1 to 15" % runs_env, file=sys.stderr)
+        return 1
     if len(sys.argv) == 4 and sys.argv[1] == "--run":
         return run(sys.argv[2], int(sys.argv[3]), n, ext)
     if not hasattr(sqlite3.connect(":memory:"), "enable_load_extension"):
@@ -73,7 +80,7 @@ def main():
         return 0
     for cache_kib, label in ((1 << 20, "1 GiB cache"), (0, "default cache")):
         times = {"heap": [], "table": []}
-        for _ in range(3):
+        for _ in range(runs):
             for side in ("heap", "table"):
                 out = subprocess.run(
                     [sys.executable, __file__, "--run", side, str(cache_kib)],
