@@ -44,6 +44,7 @@
 #define CUCKOO_BENCH_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,14 +69,13 @@ static inline double median3(double *a) {
   return a[1];
 }
 
+static inline int bench_cmp_double(const void *pA, const void *pB) {
+  double x = *(const double *)pA, y = *(const double *)pB;
+  return (x > y) - (x < y);
+}
+
 static inline double median_n(double *a, int n) {
-  int i, j;
-  for (i = 1; i < n; i++) {
-    double x = a[i];
-    for (j = i; j > 0 && a[j - 1] > x; j--)
-      a[j] = a[j - 1];
-    a[j] = x;
-  }
+  qsort(a, (size_t)n, sizeof(double), bench_cmp_double);
   return n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
 }
 
