@@ -11,9 +11,9 @@
 # file database in build/bench/, the default journal, the whole
 # transaction timed (CPU seconds of that process); the median of 3 (or
 # of BENCH_RUNS, 1 to 15) with the two sides taking turns; once with a
-# page cache of 1 GiB, once with
-# SQLite's default.  Each is printed as a row of write_bench.c's tables
-# with the target (<= 1.0x).  BENCH_SCALE (default 1) divides the size.
+# page cache of 1 GiB, once with SQLite's default.  Each is printed as a
+# row of write_bench.c's tables with the target (<= 1.0x).  BENCH_SCALE
+# (default 1) divides the size.
 import os
 import sqlite3
 import statistics
