@@ -14,8 +14,9 @@
 **                               the disk is not counted either: a
 **                               benchmark of I/O says so and reports
 **                               what it read (vtab_bench's cold lookup).
-**   double median3(double *a)   the median of a[0..2] (a is reordered),
-**                               for a figure taken three times.
+**   double median3(double *a)   median_n(a, 3): the median of a[0..2] (a
+**                               is sorted), for a figure taken three
+**                               times.
 **   double median_n(double *a, int n)
 **                               the median of a[0..n-1] (a is sorted;
 **                               for an even n, the mean of the middle
@@ -54,21 +55,6 @@ static inline double cpu(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static inline double median3(double *a) {
-  double x;
-#define SWAP(i, j)                                                             \
-  if (a[i] > a[j]) {                                                           \
-    x = a[i];                                                                  \
-    a[i] = a[j];                                                               \
-    a[j] = x;                                                                  \
-  }
-  SWAP(0, 1);
-  SWAP(1, 2);
-  SWAP(0, 1);
-#undef SWAP
-  return a[1];
-}
-
 static inline int bench_cmp_double(const void *pA, const void *pB) {
   double x = *(const double *)pA, y = *(const double *)pB;
   return (x > y) - (x < y);
@@ -78,6 +64,8 @@ static inline double median_n(double *a, int n) {
   qsort(a, (size_t)n, sizeof(double), bench_cmp_double);
   return n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
 }
+
+static inline double median3(double *a) { return median_n(a, 3); }
 
 #ifdef SQLITE_VERSION
 #include "../testlib.h"
