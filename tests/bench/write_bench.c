@@ -235,11 +235,11 @@ int main(void) {
   if (z && *z) {
     char *zEnd = 0;
     long n = strtol(z, &zEnd, 10);
-    nRuns = *zEnd || n < 1 || n > MAX_RUNS ? 0 : (int)n;
-    if (nRuns == 0) {
+    if (*zEnd || n < 1 || n > MAX_RUNS) {
       tl_die("BENCH_RUNS is %s: give a number of runs from 1 to %d", z,
              MAX_RUNS);
     }
+    nRuns = (int)n;
   }
   printf("write_bench: the write shapes through %s, SQLite %s, each run a "
          "new process on a fresh copy of the source, median of %d "

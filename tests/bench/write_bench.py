@@ -67,14 +67,14 @@ def main():
     scale = max(1, int(os.environ.get("BENCH_SCALE", "1") or 1))
     ext = os.environ.get("CUCKOO_EXT", "./cuckoo.so")
     n = 300000 // scale
+    if len(sys.argv) == 4 and sys.argv[1] == "--run":
+        return run(sys.argv[2], int(sys.argv[3]), n, ext)
     runs_env = os.environ.get("BENCH_RUNS", "") or "3"
     runs = int(runs_env) if runs_env.isdigit() else 0
     if not 1 <= runs <= 15:
         print("write_bench.py: BENCH_RUNS is %s: give a number of runs "
               "from 1 to 15" % runs_env, file=sys.stderr)
         return 1
-    if len(sys.argv) == 4 and sys.argv[1] == "--run":
-        return run(sys.argv[2], int(sys.argv[3]), n, ext)
     if not hasattr(sqlite3.connect(":memory:"), "enable_load_extension"):
         print("write_bench.py: this Python cannot load extensions; skipped")
         return 0
